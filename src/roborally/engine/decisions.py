@@ -1,0 +1,76 @@
+"""Decisions and actions: the one door through which players change a game.
+
+The game lists its pending :class:`Decision` values (who must decide what, with the legal
+options and a default); a player answers with an :class:`Action`. An action that is not legal is
+refused with an :class:`IllegalActionError` (or one of its relatives) and the game is unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class DecisionKind(str, Enum):
+    START_SPACE = "start_space"  # pick a start space on the docking bay (setup)
+    BLOCK_START = "block_start"  # competitive mode: block a start space with your cube
+    PROGRAM = "program"  # fill the registers
+    SHUTDOWN = "shutdown"  # declare a Shutdown before register 1 (yes/no)
+    REBOOT_FACING = "reboot_facing"  # facing when re-entering the board
+    SIDESTEP = "sidestep"  # the Haywire "Move 2 left or right": which side
+    CARD_ORDER = "card_order"  # the Haywire "resolve both in the order you choose"
+
+
+#: The choice that asks the game to apply a decision's default (timer expired, player absent).
+TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A question the game asks one seat.
+
+    ``options`` lists every legal choice when there are few; for a program it is empty and
+    ``info`` says what may be used (``hand``, ``locked`` registers, ``registers`` to fill).
+    ``default`` describes what :data:`TIMEOUT` does.
+    """
+
+    id: str
+    seat: int
+    kind: DecisionKind
+    prompt: str
+    options: tuple[Any, ...] = ()
+    default: str = ""
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Action:
+    """An answer to one decision: ``choice`` is the option chosen (or :data:`TIMEOUT`).
+
+    For a program the choice is a tuple of 5 entries, one per register: a card name, or
+    ``None`` for a register that cannot be programmed (it holds a face-down Haywire).
+
+    >>> Action("r1-program-p1", 0, ("move1", "move2", "again", "rotate_left", "power_up"))
+    Action(decision_id='r1-program-p1', seat=0, choice=('move1', 'move2', 'again', 'rotate_left', 'power_up'))
+    """  # noqa: E501
+
+    decision_id: str
+    seat: int
+    choice: Any
+
+
+class ActionError(ValueError):
+    """Base class of the errors an action can raise; the game is unchanged after any of them."""
+
+
+class InvalidActionError(ActionError):
+    """The action is malformed (wrong shape or type)."""
+
+
+class IllegalActionError(ActionError):
+    """The action is well formed but not legal now."""
+
+
+class NotYourDecisionError(ActionError):
+    """The action names a decision that is not pending, or belongs to another seat."""

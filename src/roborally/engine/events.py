@@ -1,0 +1,110 @@
+"""Events: everything that happens in a game, in order, with enough detail to animate it.
+
+Events are derived on replay; they are never recorded as causes. Each event names its ``kind``
+(a closed enum), the round and register (0 outside activation), the robot's seat where one is
+concerned, and the positions, facings, cards and amounts involved.
+
+>>> from roborally.engine.geometry import Pos, NORTH
+>>> str(Event(EventKind.MOVED, 1, 2, seat=0, pos=Pos(1, 1), to=Pos(1, 0), facing=NORTH))
+'R1.2 P1 moved 1,1 -> 1,0'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from roborally.engine.geometry import Direction, Pos
+
+
+class EventKind(str, Enum):
+    GAME_STARTED = "game_started"
+    ROUND_STARTED = "round_started"
+    PHASE_STARTED = "phase_started"
+    PLACED = "placed"  # a robot put on its start space
+    CARDS_DRAWN = "cards_drawn"  # count only (what was drawn is private)
+    DECK_SHUFFLED = "deck_shuffled"
+    PROGRAMMED = "programmed"  # a player locked in a program (cards stay secret)
+    SHUT_DOWN = "shut_down"
+    REGISTER_STARTED = "register_started"
+    CARD_REVEALED = "card_revealed"
+    CARD_REPLACED = "card_replaced"  # SPAM / Again-in-register-1 replacement
+    CARD_RESOLVED = "card_resolved"
+    MOVED = "moved"  # one step by the robot's own action
+    BLOCKED = "blocked"  # a step stopped by a wall or an unpushable robot
+    PUSHED = "pushed"  # one robot pushed one space (by a robot or a push panel)
+    CONVEYED = "conveyed"
+    ROTATED = "rotated"
+    ELEMENT_STEP = "element_step"  # a board element type starts acting
+    SHOT = "shot"  # a laser beam (board or robot) and what it hit
+    DAMAGED = "damaged"  # one damage card received
+    DAMAGE_PREVENTED = "damage_prevented"
+    FELL = "fell"
+    REBOOTED = "rebooted"
+    REENTERED = "reentered"
+    DISPLACED = "displaced"  # moved along a reboot-token arrow
+    ENERGY_GAINED = "energy_gained"
+    CHECKPOINT_REACHED = "checkpoint_reached"
+    ARCHIVED = "archived"
+    PRIORITY_PASSED = "priority_passed"
+    ROUND_ENDED = "round_ended"
+    GAME_WON = "game_won"
+    GAME_ENDED = "game_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: EventKind
+    round: int
+    register: int
+    seat: int | None = None
+    pos: Pos | None = None
+    to: Pos | None = None
+    facing: Direction | None = None
+    to_facing: Direction | None = None
+    card: str | None = None
+    amount: int | None = None
+    other: int | None = None
+    cause: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-friendly dict (positions as ``[x, y]``, facings as ``"N"``...)."""
+        data: dict[str, Any] = {
+            "kind": self.kind.value,
+            "round": self.round,
+            "register": self.register,
+        }
+        for key in ("seat", "card", "amount", "other", "cause"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        for key in ("pos", "to"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = [value.x, value.y]
+        for key in ("facing", "to_facing"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value.letter
+        return data
+
+    def __str__(self) -> str:
+        where = f"R{self.round}.{self.register}" if self.register else f"R{self.round}"
+        who = f" P{self.seat + 1}" if self.seat is not None else ""
+        text = f"{where}{who} {self.kind.value.replace('_', ' ')}"
+        if self.card:
+            text += f" {self.card}"
+        if self.pos is not None and self.to is not None:
+            text += f" {self.pos} -> {self.to}"
+        elif self.pos is not None:
+            text += f" at {self.pos}"
+        if self.facing is not None and self.to_facing is not None:
+            text += f" {self.facing.letter} -> {self.to_facing.letter}"
+        if self.amount is not None:
+            text += f" ({self.amount})"
+        if self.other is not None:
+            text += f" [P{self.other + 1}]"
+        if self.cause:
+            text += f" by {self.cause}"
+        return text

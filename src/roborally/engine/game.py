@@ -1,0 +1,160 @@
+"""The public face of the engine: :class:`Game`.
+
+A game is created from a :class:`~roborally.engine.state.GameConfig`; it lists the decisions it
+waits for, takes actions, and emits events. Nothing else changes a game, so a game is fully
+reproduced by its config (with the seed) and the list of actions applied.
+
+>>> from roborally.engine.testing import tiny_course
+>>> game = Game(GameConfig(tiny_course(), ("Ada", "Bo"), seed=7))
+>>> [d.kind.value for d in game.pending_decisions()]
+['start_space']
+>>> d = game.pending_decisions()[0]
+>>> _ = game.apply(Action(d.id, d.seat, d.options[0]))
+>>> game.is_over()
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from roborally.engine.decisions import (
+    Action,
+    Decision,
+    IllegalActionError,
+    InvalidActionError,
+    NotYourDecisionError,
+)
+from roborally.engine.events import Event
+from roborally.engine.rules2023 import Rules2023, new_state
+from roborally.engine.state import GameConfig, GameState
+from roborally.engine.view import observation
+
+RULES_VERSION = "2023/1"
+
+
+class Termination(str, Enum):
+    CHECKPOINTS = "checkpoints"  # a robot completed the course
+    ROUND_LIMIT = "round_limit"  # the configured round limit was reached
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the winner (if any) and every seat ranked by checkpoints reached."""
+
+    termination: Termination
+    winner: int | None
+    standings: tuple[int, ...]
+
+    def result_text(self, names: tuple[str, ...]) -> str:
+        if self.winner is not None:
+            return f"{names[self.winner]} wins ({self.termination.value})"
+        return f"no winner ({self.termination.value})"
+
+
+class Game:
+    """One game of RoboRally (the 2023 edition's rules)."""
+
+    def __init__(self, config: GameConfig, *, _state: GameState | None = None) -> None:
+        if config.edition != "2023":
+            raise ValueError(f"unknown edition {config.edition!r} (this engine plays '2023')")
+        self.config = config
+        self.actions: list[Action] = []
+        if _state is None:
+            self._state = new_state(config)
+            self._rules = Rules2023(self._state)
+            self._pending = self._rules.advance()
+        else:
+            self._state = _state
+            self._rules = Rules2023(self._state)
+            self._pending = []
+
+    # ------------------------------------------------------------ queries
+    @property
+    def state(self) -> GameState:
+        """The full state (hidden information included): for the engine, tests and replays.
+
+        Bots and clients must use :meth:`observation` instead.
+        """
+        return self._state
+
+    @property
+    def events(self) -> list[Event]:
+        return self._state.events
+
+    def pending_decisions(self, seat: int | None = None) -> list[Decision]:
+        """The decisions the game waits for (all seats, or one seat's)."""
+        if seat is None:
+            return list(self._pending)
+        return [d for d in self._pending if d.seat == seat]
+
+    def legal_choices(self, decision: Decision) -> Iterator[Any]:
+        """Every legal choice for a pending decision (a program decision yields many)."""
+        return self._rules.legal_choices(decision)
+
+    def legal_actions(self, seat: int) -> Iterator[Action]:
+        for decision in self.pending_decisions(seat):
+            for choice in self._rules.legal_choices(decision):
+                yield Action(decision.id, seat, choice)
+
+    def is_over(self) -> bool:
+        return self._state.over
+
+    def outcome(self) -> Outcome | None:
+        if not self._state.over:
+            return None
+        players = self._state.players
+        standings = tuple(
+            sorted(
+                range(len(players)),
+                key=lambda s: (s != self._state.winner, -players[s].checkpoint, s),
+            )
+        )
+        return Outcome(Termination(self._state.termination), self._state.winner, standings)
+
+    def observation(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see (spec 4.7); ``None`` gives the public spectator view."""
+        return observation(self._state, seat, self.pending_decisions())
+
+    def digest(self) -> str:
+        return self._state.digest()
+
+    # ------------------------------------------------------------- change
+    def check(self, action: Action) -> Any:
+        """Validate an action without applying it; returns the normalised choice."""
+        if self._state.over:
+            raise IllegalActionError("the game is over")
+        decision = next((d for d in self._pending if d.id == action.decision_id), None)
+        if decision is None:
+            waiting = ", ".join(d.id for d in self._pending) or "nothing"
+            raise NotYourDecisionError(
+                f"no pending decision {action.decision_id!r} (the game waits for {waiting})"
+            )
+        if not isinstance(action.seat, int) or action.seat != decision.seat:
+            raise NotYourDecisionError(
+                f"decision {decision.id!r} belongs to seat {decision.seat + 1}, not {action.seat!r}"
+            )
+        try:
+            return self._rules.validate(decision, action.choice)
+        except (TypeError, KeyError) as error:
+            raise InvalidActionError(f"{decision.id}: malformed choice ({error})") from None
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply one action; returns the events it caused. Illegal actions change nothing."""
+        choice = self.check(action)
+        normal = Action(action.decision_id, action.seat, choice)
+        before = len(self._state.events)
+        self._state.answers[normal.decision_id] = normal
+        self.actions.append(normal)
+        self._pending = self._rules.advance()
+        return self._state.events[before:]
+
+    def copy(self) -> Game:
+        """An independent copy of this game (for search and what-ifs)."""
+        clone = Game(self.config, _state=self._state.copy())
+        clone.actions = list(self.actions)
+        clone._pending = list(self._pending)
+        return clone

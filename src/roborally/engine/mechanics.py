@@ -1,0 +1,294 @@
+"""Robot movement, pushing, falling and the board elements, shared by the editions.
+
+:class:`Mechanics` works on a :class:`~roborally.engine.state.GameState`; the edition's rules
+class (for example :class:`roborally.engine.rules2023.Rules2023`) subclasses it and decides when
+each piece runs and what a fall or a hit costs (the hooks :meth:`Mechanics.on_fall` and
+:meth:`Mechanics.deal_damage`).
+"""
+
+from __future__ import annotations
+
+from roborally.engine.board import WALL_BIT, BeltColor
+from roborally.engine.events import Event, EventKind
+from roborally.engine.geometry import Direction, Pos, Turn
+from roborally.engine.state import GameState
+
+
+class Suspend(Exception):  # noqa: N818 - it is a control-flow signal, not an error
+    """Raised inside a stage when it needs decisions that have not been answered yet."""
+
+    def __init__(self, decisions: list[object]) -> None:
+        super().__init__(f"{len(decisions)} decision(s) pending")
+        self.decisions = decisions
+
+
+class Mechanics:
+    """Movement and board elements. Subclasses implement :meth:`on_fall` and damage."""
+
+    def __init__(self, state: GameState) -> None:
+        self.s = state
+        self.grid = state.grid
+        self.less_deadly = "less_deadly" in state.config.variants
+
+    # ----------------------------------------------------------------- events
+    def emit(self, kind: EventKind, **fields: object) -> None:
+        self.s.events.append(
+            Event(kind, self.s.round, self.s.register, **fields)  # type: ignore[arg-type]
+        )
+
+    # ---------------------------------------------------------------- hooks
+    def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:
+        """A robot left the board (pit or edge); the edition decides what follows."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------- geometry
+    def exits_course(self, pos: Pos, direction: Direction) -> bool:
+        nxt = pos.step(direction)
+        return not self.grid.is_on_course(nxt)
+
+    def edge_blocks(self, pos: Pos, direction: Direction) -> bool:
+        """Whether the step from ``pos`` is blocked by a wall (or an outer edge made a wall)."""
+        if self.grid.walls[self.grid.index(pos)] & WALL_BIT[direction]:
+            return True
+        return self.less_deadly and self.exits_course(pos, direction)
+
+    # ------------------------------------------------------------- movement
+    def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
+        """Move a robot ``steps`` single steps (walls, pushes, pits, edges). Returns spaces moved."""
+        moved = 0
+        for _ in range(steps):
+            if self.s.players[seat].pos is None:
+                break
+            if not self.step(seat, direction, cause):
+                break
+            moved += 1
+        return moved
+
+    def step(self, seat: int, direction: Direction, cause: str) -> bool:
+        """One step; False when the robot stopped (wall, blocked push) or fell."""
+        player = self.s.players[seat]
+        pos = player.pos
+        assert pos is not None
+        if self.edge_blocks(pos, direction):
+            self.emit(EventKind.BLOCKED, seat=seat, pos=pos, facing=direction, cause="wall")
+            return False
+        nxt = pos.step(direction)
+        if not self.grid.is_on_course(nxt):
+            self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
+            player.pos = None
+            self.fall(seat, pos, nxt, "edge")
+            return False
+        occupant = self.s.robot_at(nxt)
+        if occupant is not None and not self.push(nxt, direction, seat, cause):
+            self.emit(
+                EventKind.BLOCKED,
+                seat=seat,
+                pos=pos,
+                facing=direction,
+                other=occupant,
+                cause="robot",
+            )
+            return False
+        self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
+        player.pos = nxt
+        if self.grid.pits[self.grid.index(nxt)]:
+            player.pos = None
+            self.fall(seat, pos, nxt, "pit")
+            return False
+        return True
+
+    def push(self, start: Pos, direction: Direction, pusher: int | None, cause: str) -> bool:
+        """Push the line of robots starting at ``start`` one space; False if a wall stops it.
+
+        Returns True when the line moved (the front robot may have fallen out of the course or
+        into a pit). Pushes never deal damage by themselves (spec 7.2).
+        """
+        chain: list[int] = []
+        cur = start
+        occupancy = self.s.occupancy()
+        while cur in occupancy:
+            chain.append(occupancy[cur])
+            if self.edge_blocks(cur, direction):
+                return False
+            nxt = cur.step(direction)
+            if not self.grid.is_on_course(nxt):
+                break
+            cur = nxt
+        for seat in reversed(chain):
+            player = self.s.players[seat]
+            pos = player.pos
+            assert pos is not None
+            nxt = pos.step(direction)
+            self.emit(
+                EventKind.PUSHED,
+                seat=seat,
+                pos=pos,
+                to=nxt,
+                facing=direction,
+                other=pusher,
+                cause=cause,
+            )
+            if not self.grid.is_on_course(nxt):
+                player.pos = None
+                self.fall(seat, pos, nxt, "edge")
+                continue
+            player.pos = nxt
+            if self.grid.pits[self.grid.index(nxt)]:
+                player.pos = None
+                self.fall(seat, pos, nxt, "pit")
+        return True
+
+    def fall(self, seat: int, last: Pos, into: Pos, kind: str) -> None:
+        """The robot left ``last`` into a pit at ``into`` or off the course."""
+        board = self.grid.board_index(into) if kind == "pit" else self.grid.board_index(last)
+        self.emit(EventKind.FELL, seat=seat, pos=into, cause=kind)
+        self.on_fall(seat, into if kind == "pit" else last, board, kind)
+
+    def rotate(self, seat: int, turn: Turn, cause: str) -> None:
+        player = self.s.players[seat]
+        before = player.facing
+        player.facing = before.turned(turn)
+        self.emit(
+            EventKind.ROTATED,
+            seat=seat,
+            pos=player.pos,
+            facing=before,
+            to_facing=player.facing,
+            cause=cause,
+        )
+
+    # ---------------------------------------------------------------- belts
+    def convey(self, colors: frozenset[BeltColor], cause: str, only: int | None = None) -> None:
+        """One conveyance of every robot on a belt of ``colors`` (spec 6.3), all at once.
+
+        ``only`` restricts the movers to one robot (All Aboard); the others still block.
+        """
+        grid = self.grid
+        players = self.s.players
+        movers: dict[int, tuple[Pos, Pos, Direction]] = {}
+        for p in players:
+            if p.pos is None or (only is not None and p.seat != only):
+                continue
+            belt = grid.belts[grid.index(p.pos)]
+            if belt is not None and belt.color in colors:
+                movers[p.seat] = (p.pos, p.pos.step(belt.out), belt.out)
+        if not movers:
+            return
+        occupancy = self.s.occupancy()
+        blocked: set[int] = set()
+        claims: dict[Pos, list[int]] = {}
+        for seat, (pos, target, out) in movers.items():
+            claims.setdefault(target, []).append(seat)
+            if self.edge_blocks(pos, out):
+                blocked.add(seat)
+        for seats in claims.values():
+            if len(seats) > 1:
+                blocked.update(seats)
+        for seat, (pos, target, _) in movers.items():
+            other = occupancy.get(target)
+            if other is not None and other in movers and movers[other][1] == pos:
+                blocked.update((seat, other))
+        changed = True
+        while changed:
+            changed = False
+            for seat, (_, target, _) in movers.items():
+                if seat in blocked:
+                    continue
+                other = occupancy.get(target)
+                if other is not None and (other not in movers or other in blocked):
+                    blocked.add(seat)
+                    changed = True
+        moving = [seat for seat in self.s.turn_order() if seat in movers and seat not in blocked]
+        for seat in moving:
+            players[seat].pos = movers[seat][1]
+        for seat in moving:
+            pos, target, out = movers[seat]
+            player = players[seat]
+            self.emit(EventKind.CONVEYED, seat=seat, pos=pos, to=target, facing=out, cause=cause)
+            if not grid.is_on_course(target):
+                player.pos = None
+                self.fall(seat, pos, target, "edge")
+                continue
+            belt = grid.belts[grid.index(target)]
+            if belt is not None:
+                turn = belt.turn_on_entry(out)
+                if turn is not Turn.NONE:
+                    self.rotate(seat, turn, "belt")
+            if grid.pits[grid.index(target)]:
+                player.pos = None
+                self.fall(seat, pos, target, "pit")
+
+    def on_belt(self, seat: int, colors: frozenset[BeltColor]) -> bool:
+        pos = self.s.players[seat].pos
+        if pos is None:
+            return False
+        belt = self.grid.belts[self.grid.index(pos)]
+        return belt is not None and belt.color in colors
+
+    # ------------------------------------------------------------ pushers, gears
+    def push_panels(self, register: int) -> None:
+        """Active push panels push their robot away from the wall, one at a time in turn order."""
+        grid = self.grid
+        standing: list[tuple[int, Pos, Direction]] = []
+        for seat in self.s.turn_order():
+            pos = self.s.players[seat].pos
+            if pos is None:
+                continue
+            cell = grid.active(pos)
+            if cell is not None and cell.pusher is not None and register in cell.pusher.registers:
+                standing.append((seat, pos, cell.pusher.direction))
+        for seat, pos, direction in standing:
+            if self.s.players[seat].pos == pos:
+                self.push(pos, direction, None, "push panel")
+
+    def gears(self) -> None:
+        for seat in self.s.turn_order():
+            pos = self.s.players[seat].pos
+            if pos is None:
+                continue
+            cell = self.grid.active(pos)
+            if cell is not None and cell.gear is not None:
+                self.rotate(seat, cell.gear, "gear")
+
+    # --------------------------------------------------------------- lasers
+    def board_laser_hits(self) -> dict[int, int]:
+        """Beams hitting each robot (nearest robot in each beam), emitting SHOT events."""
+        grid = self.grid
+        occupancy = {grid.index(pos): seat for pos, seat in self.s.occupancy().items()}
+        hits: dict[int, int] = {}
+        for origin, laser, path in grid.lasers:
+            target = None
+            end = path[-1]
+            for i in path:
+                if i in occupancy:
+                    target = occupancy[i]
+                    end = i
+                    break
+            self.emit(
+                EventKind.SHOT,
+                seat=target,
+                pos=origin,
+                to=grid.pos(end),
+                facing=laser.direction,
+                amount=laser.beams,
+                cause="board laser",
+            )
+            if target is not None:
+                hits[target] = hits.get(target, 0) + laser.beams
+        return hits
+
+    def trace_shot(self, seat: int, direction: Direction) -> tuple[int | None, Pos]:
+        """The first robot in line from ``seat`` towards ``direction`` and where the beam ends."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        occupancy = self.s.occupancy()
+        cur = pos
+        while True:
+            if self.grid.walls[self.grid.index(cur)] & WALL_BIT[direction]:
+                return None, cur
+            nxt = cur.step(direction)
+            if not self.grid.is_on_course(nxt):
+                return None, cur
+            cur = nxt
+            if cur in occupancy:
+                return occupancy[cur], cur

@@ -1,0 +1,954 @@
+"""The 2023 edition's rules: setup, the round, programming, activation, damage, reboots.
+
+The game runs as a sequence of named stages (``state.stage``). Each stage either finishes and
+names the next one, or raises :class:`~roborally.engine.mechanics.Suspend` with the decisions it
+needs. A stage asks before it changes anything, or runs on a snapshot that is thrown away when it
+suspends, so answering a decision and re-running the stage gives exactly the same game.
+
+Section numbers (``4.3.1``) refer to ``shared/rules/edition-2023.md``; line references
+(``000: 584``) to the rulebook sources it cites.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from itertools import permutations
+from typing import Any
+
+from roborally.engine.board import BeltColor, Grid
+from roborally.engine.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card, CardType
+from roborally.engine.decisions import (
+    TIMEOUT,
+    Action,
+    Decision,
+    DecisionKind,
+    IllegalActionError,
+    InvalidActionError,
+)
+from roborally.engine.events import EventKind
+from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.mechanics import Mechanics, Suspend
+from roborally.engine.rng import Rng
+from roborally.engine.state import (
+    HAND_SIZE,
+    MAX_ENERGY,
+    NUM_REGISTERS,
+    START_ENERGY,
+    GameConfig,
+    GameState,
+    Player,
+    Register,
+)
+
+BLUE = frozenset({BeltColor.BLUE})
+GREEN = frozenset({BeltColor.GREEN})
+ROTATIONS = {"rotate_right": Turn.RIGHT, "rotate_left": Turn.LEFT, "u_turn": Turn.U_TURN}
+
+
+def new_state(config: GameConfig) -> GameState:
+    """Set up a game (spec 2.1): decks shuffled, damage deck shuffled, energy 3, priority token."""
+    grid = Grid(config.course)
+    rng = Rng(config.seed)
+    players = [Player(seat, name) for seat, name in enumerate(config.players)]
+    state = GameState(config, grid, rng, players)
+    lighter = "lighter" in config.variants
+    for player in players:
+        for spec in PROGRAMMING_CARDS.values():
+            for _ in range(spec.copies):
+                player.deck.append(state.new_card(spec.name))
+        rng.shuffle(player.deck)
+        player.registers = [Register() for _ in range(NUM_REGISTERS)]
+        player.energy = 0 if lighter else START_ENERGY
+    for dspec in config.damage_deck.cards:
+        for _ in range(dspec.copies):
+            state.damage_deck.append(state.new_card(dspec.name))
+    rng.shuffle(state.damage_deck)
+    if config.first_player is None:
+        state.priority = rng.below(len(players))
+    else:
+        state.priority = config.first_player
+    state.stage = "competitive" if "competitive_start" in config.variants else "place"
+    return state
+
+
+class Rules2023(Mechanics):
+    """The rules of the 2023 edition, run as stages over a :class:`GameState`."""
+
+    # ================================================================ driver
+    def advance(self) -> list[Decision]:
+        """Run stages until the game needs decisions or ends; return the pending decisions."""
+        while not self.s.over:
+            stage = getattr(self, "stage_" + self.s.stage)
+            try:
+                stage()
+            except Suspend as suspend:
+                return [d for d in suspend.decisions if isinstance(d, Decision)]
+            self.s.answers.clear()
+        return []
+
+    def ask(self, decisions: list[Decision]) -> dict[str, Any]:
+        """The answers to ``decisions``; suspends the stage while any is missing."""
+        missing = [d for d in decisions if d.id not in self.s.answers]
+        if missing:
+            raise Suspend(list(missing))
+        return {d.id: self.s.answers[d.id].choice for d in decisions}
+
+    def ask_one(self, decision: Decision) -> Any:
+        choice = self.ask([decision])[decision.id]
+        if choice == TIMEOUT:
+            return self.default_choice(decision)
+        return choice
+
+    def did(self, decision_id: str) -> str:
+        return f"t{self.s.round}-r{self.s.register}-{decision_id}"
+
+    # ============================================================ validation
+    def validate(self, decision: Decision, choice: Any) -> Any:
+        """Check a choice against its decision; return it normalised or raise an error."""
+        if choice == TIMEOUT:
+            return TIMEOUT
+        if decision.kind is DecisionKind.PROGRAM:
+            return self.validate_program(decision, choice)
+        if decision.kind is DecisionKind.CARD_ORDER:
+            if not isinstance(choice, (list, tuple)) or not all(isinstance(c, int) for c in choice):
+                raise InvalidActionError(f"{decision.id}: the order must be a list of positions")
+            if tuple(choice) not in decision.options:
+                raise IllegalActionError(
+                    f"{decision.id}: {list(choice)} is not one of {list(decision.options)}"
+                )
+            return tuple(choice)
+        if isinstance(choice, str) and decision.kind in (
+            DecisionKind.REBOOT_FACING,
+            DecisionKind.SIDESTEP,
+        ):
+            choice = choice.strip().upper()
+        if isinstance(choice, list):
+            choice = tuple(choice)
+        if decision.kind in (DecisionKind.START_SPACE, DecisionKind.BLOCK_START):
+            if isinstance(choice, str) and choice.strip().isdigit():
+                choice = int(choice)
+            if isinstance(choice, bool) or not isinstance(choice, int):
+                raise InvalidActionError(
+                    f"{decision.id}: a start space is a number, got {choice!r}"
+                )
+        if decision.kind is DecisionKind.SHUTDOWN and not isinstance(choice, bool):
+            raise InvalidActionError(f"{decision.id}: answer true or false, got {choice!r}")
+        if choice not in decision.options:
+            raise IllegalActionError(
+                f"{decision.id}: {choice!r} is not a legal choice; choose one of "
+                + ", ".join(repr(o) for o in decision.options)
+            )
+        return choice
+
+    def validate_program(self, decision: Decision, choice: Any) -> tuple[str | None, ...]:
+        if not isinstance(choice, (list, tuple)) or len(choice) != NUM_REGISTERS:
+            raise InvalidActionError(
+                f"{decision.id}: a program lists {NUM_REGISTERS} registers, got {choice!r}"
+            )
+        program: list[str | None] = []
+        for entry in choice:
+            if entry is None or entry == "-":
+                program.append(None)
+            elif isinstance(entry, str):
+                program.append(entry.strip().lower())
+            else:
+                raise InvalidActionError(f"{decision.id}: {entry!r} is not a card name")
+        locked: list[int] = decision.info["locked"]
+        hand: list[str] = decision.info["hand"]
+        for index, entry in enumerate(program):
+            if index + 1 in locked and entry is not None:
+                raise IllegalActionError(
+                    f"{decision.id}: register {index + 1} holds a face-down Haywire and cannot"
+                    " be programmed (000: 598-606)"
+                )
+        wanted = Counter(e for e in program if e is not None)
+        have = Counter(hand)
+        for name, count in wanted.items():
+            if have[name] < count:
+                held = have[name]
+                raise IllegalActionError(
+                    f"{decision.id}: {name} is used {count} time(s) but the hand holds {held}"
+                    f" (hand: {' '.join(sorted(hand))})"
+                )
+        open_registers = NUM_REGISTERS - len(locked)
+        must_fill = min(open_registers, len(hand))
+        if sum(wanted.values()) < must_fill:
+            empty = [i + 1 for i, e in enumerate(program) if e is None and i + 1 not in locked]
+            raise IllegalActionError(
+                f"{decision.id}: every register must be filled; registers {empty} are empty"
+                " (000: 168)"
+            )
+        return tuple(program)
+
+    def default_choice(self, decision: Decision) -> Any:
+        """What a timed-out or absent player does (random fill for programs, spec 11.1.6)."""
+        if decision.kind is DecisionKind.PROGRAM:
+            hand = list(decision.info["hand"])
+            self.s.rng.shuffle(hand)
+            program: list[str | None] = []
+            for index in range(NUM_REGISTERS):
+                if index + 1 in decision.info["locked"] or not hand:
+                    program.append(None)
+                else:
+                    program.append(hand.pop())
+            return tuple(program)
+        if decision.kind is DecisionKind.SHUTDOWN:
+            return False
+        if decision.kind is DecisionKind.BLOCK_START:
+            return decision.options[-1]
+        return decision.options[0]
+
+    def legal_choices(self, decision: Decision) -> Iterator[Any]:
+        """Every legal choice of a decision (programs: every distinct assignment of hand cards)."""
+        if decision.kind is not DecisionKind.PROGRAM:
+            yield from decision.options
+            return
+        locked = decision.info["locked"]
+        open_slots = [i for i in range(NUM_REGISTERS) if i + 1 not in locked]
+        hand = decision.info["hand"]
+        count = min(len(open_slots), len(hand))
+        seen: set[tuple[str, ...]] = set()
+        for combo in permutations(hand, count):
+            if combo in seen:
+                continue
+            seen.add(combo)
+            program: list[str | None] = [None] * NUM_REGISTERS
+            for slot, name in zip(open_slots, combo, strict=False):
+                program[slot] = name
+            yield tuple(program)
+
+    # ================================================================ setup
+    def free_starts(self) -> list[int]:
+        taken = {p.pos for p in self.s.players if p.pos is not None}
+        return [
+            s.number
+            for s in self.s.grid.start_spaces
+            if s.pos not in taken and s.pos not in self.s.blocked_starts
+        ]
+
+    def stage_competitive(self) -> None:
+        """11.1.5: each player in turn order blocks one start space with their cube."""
+        order = self.s.turn_order()
+        while self.s.turn < len(order):
+            seat = order[self.s.turn]
+            free = self.free_starts()
+            if len(free) - 1 >= len(self.s.players):
+                decision = Decision(
+                    f"t0-p{seat + 1}-block_start",
+                    seat,
+                    DecisionKind.BLOCK_START,
+                    "Block a start space with your energy cube",
+                    tuple(free),
+                    "the highest-numbered free start space",
+                )
+                choice = self.ask_one(decision)
+                pos = self.start_pos(int(choice))
+                self.s.blocked_starts.add(pos)
+            self.s.turn += 1
+        self.s.turn = 0
+        self.s.stage = "place"
+
+    def start_pos(self, number: int) -> Pos:
+        for space in self.s.grid.start_spaces:
+            if space.number == number:
+                return space.pos
+        raise IllegalActionError(f"no start space {number}")
+
+    def stage_place(self) -> None:
+        """2.1 step 7: robots go on start spaces, the first player first, then clockwise."""
+        order = self.s.turn_order()
+        if len(self.s.grid.start_spaces) - len(self.s.blocked_starts) < len(order):
+            raise ValueError(
+                f"course {self.s.grid.course.name!r} has"
+                f" {len(self.s.grid.start_spaces)} usable start spaces for {len(order)} robots"
+            )
+        while self.s.turn < len(order):
+            seat = order[self.s.turn]
+            free = self.free_starts()
+            decision = Decision(
+                f"t0-p{seat + 1}-start_space",
+                seat,
+                DecisionKind.START_SPACE,
+                "Choose your start space",
+                tuple(free),
+                "the lowest-numbered free start space",
+            )
+            number = int(self.ask_one(decision))
+            space = next(s for s in self.s.grid.start_spaces if s.number == number)
+            player = self.s.players[seat]
+            player.pos = space.pos
+            player.facing = space.facing or self.facing_towards_factory(space.pos)
+            player.archive = space.pos
+            player.archive_arrow = player.facing
+            self.emit(
+                EventKind.PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=number
+            )
+            self.s.turn += 1
+        self.s.turn = 0
+        self.emit(EventKind.GAME_STARTED, seat=self.s.priority)
+        self.s.stage = "round_start"
+
+    def facing_towards_factory(self, pos: Pos) -> Direction:
+        """The default start facing: towards the middle of the factory boards (spec 2.1, 12-C3)."""
+        grid = self.s.grid
+        xs: list[int] = []
+        ys: list[int] = []
+        for i, cell in enumerate(grid.cells):
+            if cell is not None and grid.board_kinds[grid.board_of[i]] == "factory":
+                p = grid.pos(i)
+                xs.append(p.x)
+                ys.append(p.y)
+        if not xs:
+            return Direction.NORTH
+        dx = sum(xs) / len(xs) - pos.x
+        dy = sum(ys) / len(ys) - pos.y
+        if abs(dx) >= abs(dy):
+            return Direction.EAST if dx > 0 else Direction.WEST
+        return Direction.SOUTH if dy > 0 else Direction.NORTH
+
+    # ================================================================ round
+    def stage_round_start(self) -> None:
+        limit = self.s.config.max_rounds
+        if limit and self.s.round >= limit:
+            self.finish(None, "round_limit")
+            return
+        self.s.round += 1
+        self.s.register = 0
+        for player in self.s.players:
+            player.shutdown = False
+            player.rebooted_this_round = False
+            player.programmed = False
+        self.emit(EventKind.ROUND_STARTED, seat=self.s.priority)
+        self.s.stage = "upgrade"
+
+    def stage_upgrade(self) -> None:
+        """4.1: the upgrade phase (upgrade cards are a separate module; nothing to do without)."""
+        self.s.stage = "draw"
+
+    def stage_draw(self) -> None:
+        """4.2 step 1: draw up to the hand size, reshuffling the discard when the deck runs out."""
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            drawn = 0
+            while len(player.hand) < self.hand_size(player):
+                card = self.draw(player)
+                if card is None:
+                    break
+                player.hand.append(card)
+                drawn += 1
+            self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=drawn)
+        self.s.stage = "program"
+
+    def hand_size(self, player: Player) -> int:
+        return HAND_SIZE
+
+    def draw(self, player: Player) -> Card | None:
+        """The top card of a player's deck; the discard is shuffled in when the deck is empty."""
+        if not player.deck:
+            if not player.discard:
+                return None  # 12-B12: the draw fails silently
+            player.deck = player.discard
+            player.discard = []
+            self.s.rng.shuffle(player.deck)
+            self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        return player.deck.pop()
+
+    def program_decision(self, player: Player) -> Decision:
+        locked = [i + 1 for i, r in enumerate(player.registers) if r.locked]
+        return Decision(
+            f"t{self.s.round}-p{player.seat + 1}-program",
+            player.seat,
+            DecisionKind.PROGRAM,
+            "Program your registers",
+            (),
+            "fill the empty registers at random from the hand",
+            {"hand": [c.name for c in player.hand], "locked": locked, "registers": NUM_REGISTERS},
+        )
+
+    def stage_program(self) -> None:
+        """4.2 step 2-4: every player programs (simultaneously); then the hands are discarded."""
+        decisions = [self.program_decision(p) for p in self.s.players]
+        answers = self.ask(decisions)
+        for seat in self.s.turn_order():
+            decision = decisions[seat]
+            choice = answers[decision.id]
+            if choice == TIMEOUT:
+                choice = self.default_choice(decision)
+            self.install_program(self.s.players[seat], choice)
+        self.s.stage = "shutdown"
+
+    def install_program(self, player: Player, program: tuple[str | None, ...]) -> None:
+        for index, name in enumerate(program):
+            if name is None:
+                continue
+            card = next(c for c in player.hand if c.name == name)
+            player.hand.remove(card)
+            player.registers[index].cards = [card]
+        player.programmed = True
+        self.emit(EventKind.PROGRAMMED, seat=player.seat)
+        # 4.2 step 4: discard the rest of the hand; damage cards stay (000: 174).
+        less_spam = "less_spam" in self.s.config.variants
+        keep: list[Card] = []
+        for card in player.hand:
+            kind = self.card_type(card)
+            if kind is CardType.HAYWIRE or (kind is CardType.SPAM and not less_spam):
+                keep.append(card)
+            else:
+                player.discard.append(card)
+        player.hand = keep
+
+    def card_type(self, card: Card) -> CardType:
+        if card.name in PROGRAMMING_CARDS:
+            return CardType.PROGRAMMING
+        return self.s.config.damage_deck.spec(card.name).type
+
+    def stage_shutdown(self) -> None:
+        """4.2 step 5 / 8.8: after everyone programmed, any player may shut down."""
+        decisions = [
+            Decision(
+                f"t{self.s.round}-p{p.seat + 1}-shutdown",
+                p.seat,
+                DecisionKind.SHUTDOWN,
+                "Shut down this round? (clears all your damage; your robot does nothing)",
+                (False, True),
+                "no shutdown",
+            )
+            for p in self.s.players
+        ]
+        answers = self.ask(decisions)
+        for seat in self.s.turn_order():
+            if answers[decisions[seat].id] is True:
+                self.shut_down(self.s.players[seat])
+        self.s.register = 1
+        self.s.stage = "reveal"
+
+    def shut_down(self, player: Player) -> None:
+        """8.8: reveal the registers; damage to the damage discard, other cards to the discard."""
+        player.shutdown = True
+        to_discard: list[Card] = []
+        damage: list[Card] = []
+        sources = [*player.hand, *player.discard]
+        for register in player.registers:
+            sources.extend(register.cards)
+            if register.facedown_haywire is not None:
+                sources.append(register.facedown_haywire)
+            register.cards = []
+            register.facedown_haywire = None
+            register.locked = False
+            register.revealed = False
+        for card in sources:
+            (damage if self.card_type(card).is_damage else to_discard).append(card)
+        player.hand = []
+        player.discard = to_discard
+        self.s.damage_discard.extend(damage)
+        self.emit(EventKind.SHUT_DOWN, seat=player.seat, pos=player.pos, amount=len(damage))
+
+    # =========================================================== activation
+    def stage_reveal(self) -> None:
+        """4.3.1 step A1: every register card is revealed; SPAM and Again-in-1 are replaced."""
+        r = self.s.register
+        self.emit(EventKind.REGISTER_STARTED)
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            register = player.registers[r - 1]
+            if not register.cards or register.revealed:
+                continue
+            register.revealed = True
+            register.locked = False
+            for card in register.cards:
+                self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
+            register.cards[0] = self.replace_revealed(player, register.cards[0], r)
+            if register.cards and self.effect_of(register.cards[0]) == "two_cards":
+                for _ in range(2):
+                    card = self.draw(player)
+                    if card is None:
+                        break
+                    self.emit(
+                        EventKind.CARD_REVEALED,
+                        seat=seat,
+                        card=card.name,
+                        amount=r,
+                        cause="haywire",
+                    )
+                    register.cards.append(self.replace_revealed(player, card, r))
+            register.cards = [c for c in register.cards if c.uid >= 0]
+        self.s.turn = 0
+        self.s.stage = "turns"
+
+    def replace_revealed(self, player: Player, card: Card, r: int) -> Card:
+        """5.5 / 5.2: a revealed SPAM (or Again in register 1) is replaced from the deck."""
+        while card.name == "spam" or (card.name == "again" and r == 1):
+            if card.name == "spam":
+                self.s.damage_discard.append(card)
+            else:
+                player.discard.append(card)
+            replacement = self.draw(player)
+            self.emit(
+                EventKind.CARD_REPLACED,
+                seat=player.seat,
+                card=card.name,
+                cause=replacement.name if replacement else "empty deck",
+            )
+            if replacement is None:
+                return Card(-1, "")  # an empty register: no action (12-B12)
+            card = replacement
+        return card
+
+    def effect_of(self, card: Card) -> str:
+        if card.name in PROGRAMMING_CARDS:
+            return card.name
+        return self.s.config.damage_deck.spec(card.name).effect
+
+    def stage_turns(self) -> None:
+        """4.3.1 step A2: in turn order, each player re-enters (register 1) and resolves."""
+        order = self.s.turn_order()
+        while self.s.turn < 2 * len(order):
+            seat = order[self.s.turn // 2]
+            if self.s.turn % 2 == 0:
+                self.maybe_reenter(seat)
+            else:
+                self.resolve_turn(seat)
+            self.s.turn += 1
+        self.s.turn = 0
+        self.s.stage = "board"
+
+    def maybe_reenter(self, seat: int) -> None:
+        player = self.s.players[seat]
+        if (
+            self.s.register != 1
+            or player.pos is not None
+            or player.reentry is None
+            or player.rebooted_this_round
+        ):
+            return
+        decision = Decision(
+            self.did(f"p{seat + 1}-reboot_facing"),
+            seat,
+            DecisionKind.REBOOT_FACING,
+            "Your robot re-enters the board: choose its facing",
+            tuple(d.letter for d in DIRECTIONS),
+            "face along the reboot token's arrow",
+        )
+        choice = self.ask([decision])[decision.id]
+        facing = player.reentry_arrow if choice == TIMEOUT else Direction.parse(choice)
+        self.reenter(player, facing)
+
+    def reenter(self, player: Player, facing: Direction) -> None:
+        """8.5 / 8.6: place the robot on its reboot space, displacing an occupant along the arrow."""
+        target = player.reentry
+        assert target is not None
+        arrow = player.reentry_arrow
+        occupant = self.s.robot_at(target)
+        if occupant is not None and not self.displace(target, arrow):
+            target = self.nearest_free(target, arrow)
+        player.pos = target
+        player.facing = facing
+        player.reentry = None
+        self.emit(EventKind.REENTERED, seat=player.seat, pos=target, to_facing=facing)
+        if self.s.grid.pits[self.s.grid.index(target)]:
+            player.pos = None
+            self.fall(player.seat, target, target, "pit")
+
+    def displace(self, start: Pos, arrow: Direction) -> bool:
+        """Move the robots in line from ``start`` one space along ``arrow`` (not a push, 8.6)."""
+        occupancy = self.s.occupancy()
+        chain: list[int] = []
+        cur = start
+        while cur in occupancy:
+            chain.append(occupancy[cur])
+            if self.edge_blocks(cur, arrow):
+                return False
+            nxt = cur.step(arrow)
+            if not self.s.grid.is_on_course(nxt):
+                break
+            cur = nxt
+        for seat in reversed(chain):
+            player = self.s.players[seat]
+            pos = player.pos
+            assert pos is not None
+            nxt = pos.step(arrow)
+            self.emit(EventKind.DISPLACED, seat=seat, pos=pos, to=nxt, facing=arrow)
+            if not self.s.grid.is_on_course(nxt):
+                player.pos = None
+                self.fall(seat, pos, nxt, "edge")
+                continue
+            player.pos = nxt
+            if self.s.grid.pits[self.s.grid.index(nxt)]:
+                player.pos = None
+                self.fall(seat, pos, nxt, "pit")
+        return True
+
+    def nearest_free(self, start: Pos, arrow: Direction) -> Pos:
+        """12-C1: the nearest unoccupied, non-pit space by breadth-first search (no walls crossed)."""
+        grid = self.s.grid
+        order = [arrow.turned(Turn(i)) for i in range(4)]
+        seen = {start}
+        frontier = [start]
+        occupied = set(self.s.occupancy())
+        while frontier:
+            nxt_frontier: list[Pos] = []
+            for pos in frontier:
+                for d in order:
+                    if grid.wall_between(pos, d):
+                        continue
+                    q = pos.step(d)
+                    if q in seen or not grid.is_on_course(q):
+                        continue
+                    seen.add(q)
+                    if q not in occupied and not grid.pits[grid.index(q)]:
+                        return q
+                    nxt_frontier.append(q)
+            frontier = nxt_frontier
+        raise AssertionError("no free space on the course")
+
+    def resolve_turn(self, seat: int) -> None:
+        player = self.s.players[seat]
+        if player.pos is None or player.shutdown:
+            return
+        register = player.registers[self.s.register - 1]
+        if not register.cards:
+            return
+        risky = any(self.effect_of(c) in ("again", "two_cards", "side2") for c in register.cards)
+        snapshot = self.s.copy() if risky else None
+        try:
+            self.resolve_register(seat, register)
+        except Suspend:
+            if snapshot is not None:
+                self._restore(snapshot)
+            raise
+
+    def _restore(self, snapshot: GameState) -> None:
+        answers = self.s.answers
+        self.s.__dict__.update(snapshot.__dict__)
+        self.s.answers = answers
+
+    def resolve_register(self, seat: int, register: Register) -> None:
+        card = register.cards[0]
+        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name)
+        effect = self.effect_of(card)
+        if effect == "two_cards":
+            self.resolve_two_cards(seat, register)
+        else:
+            self.perform(seat, effect, register)
+
+    def resolve_two_cards(self, seat: int, register: Register) -> None:
+        """HW-TWO: resolve both drawn cards in the order the owner chooses (12-B5)."""
+        drawn = register.cards[1:]
+        order: tuple[int, ...] = tuple(range(len(drawn)))
+        if len(drawn) == 2 and drawn[0].name != drawn[1].name:
+            decision = Decision(
+                self.did(f"p{seat + 1}-card_order"),
+                seat,
+                DecisionKind.CARD_ORDER,
+                f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
+                ((0, 1), (1, 0)),
+                "in the order drawn",
+                {"cards": [c.name for c in drawn]},
+            )
+            order = tuple(self.ask_one(decision))
+        for index in order:
+            if self.s.players[seat].pos is None:
+                return
+            self.perform(seat, self.effect_of(drawn[index]), register)
+
+    def perform(self, seat: int, effect: str, register: Register) -> None:
+        """Carry out one card action for a robot and note it for Again (5.1, 5.2, 5.7)."""
+        player = self.s.players[seat]
+        if player.pos is None or not effect:
+            return
+        if effect == "again":
+            r = self.s.register
+            previous = self.s.players[seat].registers[r - 2] if r > 1 else None
+            if previous is None or not previous.done:
+                return
+            repeated = previous.done[-1]
+            if repeated == "install_permanent":
+                return  # 12-B4 (e): no second free install
+            self.perform(seat, repeated, register)
+            return
+        register.done.append(effect)
+        if effect in MOVE_EFFECTS:
+            self.move(seat, player.facing, MOVE_EFFECTS[effect], "card")
+        elif effect == "move_back":
+            self.move(seat, player.facing.opposite, 1, "card")
+        elif effect in ROTATIONS:
+            self.rotate(seat, ROTATIONS[effect], "card")
+        elif effect == "power_up":
+            self.gain_energy(player, 1, "power up")
+        elif effect == "move1_right_move1":
+            self.move(seat, player.facing, 1, "haywire")
+            if player.pos is not None:
+                self.rotate(seat, Turn.RIGHT, "haywire")
+                self.move(seat, player.facing, 1, "haywire")
+        elif effect == "move3_uturn":
+            self.move(seat, player.facing, 3, "haywire")
+            if player.pos is not None:
+                self.rotate(seat, Turn.U_TURN, "haywire")
+        elif effect == "side2":
+            decision = Decision(
+                self.did(f"p{seat + 1}-sidestep-{len(register.done)}"),
+                seat,
+                DecisionKind.SIDESTEP,
+                "Move 2 to the left or to the right?",
+                ("LEFT", "RIGHT"),
+                "left",
+            )
+            side = self.ask_one(decision)
+            turn = Turn.LEFT if side == "LEFT" else Turn.RIGHT
+            self.move(seat, player.facing.turned(turn), 2, "haywire")
+        elif effect == "install_permanent":
+            self.install_permanent_haywire(seat)
+        elif effect == "spam":
+            return  # an unreplaced SPAM (empty deck) does nothing (12-B12)
+        else:
+            raise AssertionError(f"unknown card effect {effect!r}")
+
+    def install_permanent_haywire(self, seat: int) -> None:
+        """HW-INSTALL: without upgrade cards (or a permanent one in reserve) it is ignored."""
+
+    def gain_energy(self, player: Player, amount: int, cause: str) -> None:
+        if "lighter" in self.s.config.variants:
+            return  # 12-D1: no energy in the lighter game
+        gained = min(MAX_ENERGY, player.energy + amount) - player.energy
+        player.energy += gained
+        self.emit(
+            EventKind.ENERGY_GAINED, seat=player.seat, pos=player.pos, amount=gained, cause=cause
+        )
+
+    # ============================================================= step B/C
+    def stage_board(self) -> None:
+        """4.3.2 step B (belts, push panels, gears, lasers, weapons) and step C."""
+        r = self.s.register
+        self.emit(EventKind.ELEMENT_STEP, cause="blue belts")
+        self.convey(BLUE, "blue belt")
+        self.convey(BLUE, "blue belt")
+        self.emit(EventKind.ELEMENT_STEP, cause="green belts")
+        self.convey(GREEN, "green belt")
+        self.emit(EventKind.ELEMENT_STEP, cause="push panels")
+        self.push_panels(r)
+        self.emit(EventKind.ELEMENT_STEP, cause="gears")
+        self.gears()
+        self.emit(EventKind.ELEMENT_STEP, cause="board lasers")
+        hits = self.board_laser_hits()
+        for seat in self.s.turn_order():
+            if seat in hits:
+                self.deal_damage(seat, hits[seat], "board laser")
+        self.emit(EventKind.ELEMENT_STEP, cause="robot lasers")
+        self.robot_weapons()
+        self.emit(EventKind.ELEMENT_STEP, cause="batteries")
+        self.batteries()
+        self.emit(EventKind.ELEMENT_STEP, cause="checkpoints")
+        self.checkpoints()
+        if self.s.over:
+            return
+        if "dynamic_archiving" in self.s.config.variants:
+            self.archive()
+        if r < NUM_REGISTERS:
+            self.s.register = r + 1
+            self.s.stage = "reveal"
+        else:
+            self.s.stage = "end_round"
+
+    def robot_weapons(self) -> None:
+        """B6: every robot on the board fires its main laser, in turn order (12-B19, 12-C5)."""
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            if player.pos is None or player.shutdown:
+                continue
+            target, end = self.trace_shot(seat, player.facing)
+            self.emit(
+                EventKind.SHOT,
+                seat=seat,
+                pos=player.pos,
+                to=end,
+                facing=player.facing,
+                other=target,
+                amount=1,
+                cause="robot laser",
+            )
+            if target is not None:
+                self.deal_damage(target, 1, "robot laser")
+
+    def batteries(self) -> None:
+        """C7: +1 energy on a battery space (not while shut down, not under an overlay)."""
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            if player.pos is None or player.shutdown:
+                continue
+            cell = self.s.grid.active(player.pos)
+            if cell is not None and cell.battery:
+                self.gain_energy(player, 1, "battery")
+
+    def checkpoints(self) -> None:
+        """C8: claim the next checkpoint; completing the last one ends the race (3, 12-B1)."""
+        grid = self.s.grid
+        total = len(grid.checkpoints)
+        winner: int | None = None
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            if player.pos is None or player.shutdown:
+                continue
+            cell = grid.cells[grid.index(player.pos)]
+            if cell is not None and cell.checkpoint == player.checkpoint + 1:
+                player.checkpoint += 1
+                self.emit(
+                    EventKind.CHECKPOINT_REACHED,
+                    seat=seat,
+                    pos=player.pos,
+                    amount=player.checkpoint,
+                )
+                if player.checkpoint == total and winner is None:
+                    winner = seat
+        if winner is not None:
+            self.finish(winner, "checkpoints")
+
+    def archive(self) -> None:
+        """11.1.4 / 12-D2: ending a register on a checkpoint or active battery archives there."""
+        grid = self.s.grid
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            if player.pos is None:
+                continue
+            cell = grid.cells[grid.index(player.pos)]
+            active = grid.active(player.pos)
+            on_battery = active is not None and active.battery
+            if cell is not None and (cell.checkpoint is not None or on_battery):
+                if player.archive != player.pos or player.archive_arrow != player.facing:
+                    player.archive = player.pos
+                    player.archive_arrow = player.facing
+                    self.emit(EventKind.ARCHIVED, seat=seat, pos=player.pos, facing=player.facing)
+
+    def finish(self, winner: int | None, termination: str) -> None:
+        self.s.winner = winner
+        self.s.over = True
+        self.s.termination = termination
+        if winner is not None:
+            self.emit(EventKind.GAME_WON, seat=winner)
+        self.emit(EventKind.GAME_ENDED, cause=termination)
+
+    def stage_end_round(self) -> None:
+        """4.4: pass the priority token left; clear face-up register cards."""
+        n = len(self.s.players)
+        before = self.s.priority
+        self.s.priority = (before + 1) % n
+        self.emit(EventKind.PRIORITY_PASSED, seat=self.s.priority, other=before)
+        for player in self.s.players:
+            for register in player.registers:
+                for card in register.cards:
+                    if self.card_type(card).is_damage:
+                        self.s.damage_discard.append(card)
+                    else:
+                        player.discard.append(card)
+                register.cards = []
+                register.revealed = False
+                register.done = []
+                register.locked = False
+                if register.facedown_haywire is not None:
+                    register.cards = [register.facedown_haywire]
+                    register.locked = True
+                    register.facedown_haywire = None
+            if "less_predictable" in self.s.config.variants:
+                keep = [c for c in player.hand if self.card_type(c).is_damage]
+                player.deck.extend(player.discard)
+                player.deck.extend(c for c in player.hand if not self.card_type(c).is_damage)
+                player.discard = []
+                player.hand = keep
+                self.s.rng.shuffle(player.deck)
+                self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        self.emit(EventKind.ROUND_ENDED)
+        self.s.register = 0
+        self.s.stage = "round_start"
+
+    # =============================================================== damage
+    def deal_damage(self, seat: int, amount: int, cause: str) -> None:
+        """5.4: draw damage cards one at a time; SPAM to the discard, Haywire face down (5.5-5.6)."""
+        player = self.s.players[seat]
+        key = self.s.round * 10 + self.s.register
+        for _ in range(amount):
+            if self.s.no_damage_register == key:
+                return
+            card = self.draw_damage()
+            if card is None:
+                self.s.no_damage_register = key  # 12-B14: nobody takes damage this register
+                self.emit(EventKind.DAMAGE_PREVENTED, seat=seat, cause="damage deck empty")
+                return
+            self.receive_damage(player, card, cause)
+
+    def draw_damage(self) -> Card | None:
+        if not self.s.damage_deck:
+            if not self.s.damage_discard:
+                return None
+            self.s.damage_deck = self.s.damage_discard
+            self.s.damage_discard = []
+            self.s.rng.shuffle(self.s.damage_deck)
+            self.emit(EventKind.DECK_SHUFFLED, amount=len(self.s.damage_deck), cause="damage")
+        return self.s.damage_deck.pop()
+
+    def receive_damage(self, player: Player, card: Card, cause: str) -> None:
+        kind = self.card_type(card)
+        placed = "discard"
+        if kind is CardType.SPAM:
+            player.discard.append(card)
+        else:
+            register = player.registers[max(self.s.register, 1) - 1]
+            if register.facedown_haywire is None:
+                register.facedown_haywire = card
+                placed = f"register {max(self.s.register, 1)}"
+            else:
+                self.s.damage_discard.append(card)
+                placed = "damage discard"
+        self.emit(
+            EventKind.DAMAGED,
+            seat=player.seat,
+            pos=player.pos,
+            card=card.name,
+            amount=1,
+            cause=f"{cause}; to {placed}",
+        )
+
+    # =============================================================== reboot
+    def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:
+        """8.2: off the board for the round, programming cancelled, cards discarded, damage."""
+        player = self.s.players[seat]
+        player.pos = None
+        grid = self.s.grid
+        token = grid.reboot_of_board.get(board)
+        dynamic = "dynamic_archiving" in self.s.config.variants
+        if dynamic or grid.board_kinds[board] == "dock" or token is None:
+            player.reentry = player.archive
+            player.reentry_arrow = player.archive_arrow
+        else:
+            player.reentry = token.pos
+            player.reentry_arrow = token.arrow
+        for register in player.registers:
+            cards = list(register.cards)
+            if register.facedown_haywire is not None:
+                cards.append(register.facedown_haywire)
+            for card in cards:
+                self.discard_on_reboot(player, card)
+            register.cards = []
+            register.facedown_haywire = None
+            register.locked = False
+        for card in player.hand:
+            self.discard_on_reboot(player, card)
+        player.hand = []
+        player.rebooted_this_round = True
+        self.emit(
+            EventKind.REBOOTED,
+            seat=seat,
+            pos=player.reentry,
+            facing=player.reentry_arrow,
+            cause=cause,
+        )
+        self.deal_damage(seat, self.reboot_damage(player, cause), "reboot")
+
+    def discard_on_reboot(self, player: Player, card: Card) -> None:
+        """8.2: Haywires to the damage discard; SPAM and regular cards to the own discard."""
+        if self.card_type(card) is CardType.HAYWIRE:
+            self.s.damage_discard.append(card)
+        else:
+            player.discard.append(card)
+
+    def reboot_damage(self, player: Player, cause: str) -> int:
+        return self.s.grid.course.reboot_damage

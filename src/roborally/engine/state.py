@@ -1,0 +1,263 @@
+"""The mutable state of one game (a "playthrough"), and its configuration.
+
+Only :mod:`roborally.engine.game` mutates a state, through decisions; everything here is plain
+data with a fast :meth:`GameState.copy` and a canonical :meth:`GameState.digest` for replay checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from roborally.engine.board import Course, Grid
+from roborally.engine.cards import Card, DamageDeckSpec, default_damage_deck
+from roborally.engine.decisions import Action
+from roborally.engine.events import Event
+from roborally.engine.geometry import Direction, Pos
+from roborally.engine.rng import Rng
+
+#: Alternative rules of spec 11.1 that the engine offers as game options.
+VARIANTS = (
+    "lighter",  # 11.1.1: no upgrades, no energy, batteries and Power Up do nothing
+    "less_deadly",  # 11.1.2: outer edges are walls
+    "less_spam",  # 11.1.3: SPAM in hand is discarded at the end of programming
+    "dynamic_archiving",  # 11.1.4: no reboot tokens; archive on checkpoints and batteries
+    "competitive_start",  # 11.1.5: players block start spaces with their cubes
+    "speed",  # 11.1.6: programming timer (the server runs the clock; random fill on timeout)
+    "less_predictable",  # 11.1.7: reshuffle deck, discard and non-damage hand every round
+)
+
+NUM_REGISTERS = 5
+HAND_SIZE = 9
+MAX_ENERGY = 10
+START_ENERGY = 3
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that defines a game before the first decision.
+
+    ``first_player`` is the seat that takes the priority token first (the youngest player);
+    ``None`` lets the seeded generator pick one.
+    """
+
+    course: Course
+    players: tuple[str, ...]
+    seed: int = 1
+    edition: str = "2023"
+    variants: frozenset[str] = frozenset()
+    first_player: int | None = 0
+    max_rounds: int = 0  # 0 = no limit
+    timer_seconds: int = 0  # speed mode: 120 or 180; the engine never reads a clock
+    damage_deck: DamageDeckSpec = field(default_factory=default_damage_deck)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.variants) - set(VARIANTS)
+        if unknown:
+            raise ValueError(f"unknown variant(s): {', '.join(sorted(unknown))}")
+        if not 1 <= len(self.players) <= 6:
+            raise ValueError(f"the 2023 edition needs 1 to 6 players, got {len(self.players)}")
+        if self.first_player is not None and not 0 <= self.first_player < len(self.players):
+            raise ValueError(f"first_player {self.first_player} is not a seat")
+
+
+@dataclass
+class Register:
+    """One program register.
+
+    ``cards`` are the cards in play here (face down until ``revealed``); ``locked`` marks a
+    Haywire carried over from the last round (not programmable); ``facedown_haywire`` is a Haywire
+    received while this register was active, which stays for the next round; ``done`` records the
+    effective actions resolved here (the last one is what Again repeats).
+    """
+
+    cards: list[Card] = field(default_factory=list)
+    revealed: bool = False
+    locked: bool = False
+    facedown_haywire: Card | None = None
+    done: list[str] = field(default_factory=list)
+
+    def copy(self) -> Register:
+        return Register(
+            list(self.cards), self.revealed, self.locked, self.facedown_haywire, list(self.done)
+        )
+
+
+@dataclass
+class Player:
+    seat: int
+    name: str
+    deck: list[Card] = field(default_factory=list)  # top of the deck is the END of the list
+    discard: list[Card] = field(default_factory=list)
+    hand: list[Card] = field(default_factory=list)
+    registers: list[Register] = field(default_factory=list)
+    energy: int = START_ENERGY
+    checkpoint: int = 0
+    pos: Pos | None = None
+    facing: Direction = Direction.NORTH
+    reentry: Pos | None = None  # where the robot re-enters (set while it is off the board)
+    reentry_arrow: Direction = Direction.NORTH
+    archive: Pos | None = None
+    archive_arrow: Direction = Direction.NORTH
+    shutdown: bool = False
+    rebooted_this_round: bool = False
+    removed: list[Card] = field(default_factory=list)  # cards removed from the game
+    programmed: bool = False
+
+    def copy(self) -> Player:
+        clone = Player(
+            self.seat,
+            self.name,
+            list(self.deck),
+            list(self.discard),
+            list(self.hand),
+            [r.copy() for r in self.registers],
+            self.energy,
+            self.checkpoint,
+            self.pos,
+            self.facing,
+            self.reentry,
+            self.reentry_arrow,
+            self.archive,
+            self.archive_arrow,
+            self.shutdown,
+            self.rebooted_this_round,
+            list(self.removed),
+            self.programmed,
+        )
+        return clone
+
+    @property
+    def on_board(self) -> bool:
+        return self.pos is not None
+
+    def all_programming_cards(self) -> list[Card]:
+        """Every card this player owns in deck, hand, registers and discard."""
+        cards = [*self.deck, *self.discard, *self.hand]
+        for register in self.registers:
+            cards.extend(register.cards)
+            if register.facedown_haywire is not None:
+                cards.append(register.facedown_haywire)
+        return cards
+
+
+@dataclass
+class GameState:
+    config: GameConfig
+    grid: Grid
+    rng: Rng
+    players: list[Player]
+    priority: int = 0
+    round: int = 0
+    register: int = 0
+    stage: str = "setup"
+    turn: int = 0  # index into the turn order inside a stepped stage
+    damage_deck: list[Card] = field(default_factory=list)  # top is the END of the list
+    damage_discard: list[Card] = field(default_factory=list)
+    no_damage_register: int = -1  # (round*10+register) in which damage draws are skipped (12-B14)
+    answers: dict[str, Action] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    winner: int | None = None
+    over: bool = False
+    termination: str = ""
+    blocked_starts: set[Pos] = field(default_factory=set)
+    next_uid: int = 1
+
+    def copy(self) -> GameState:
+        """An independent copy (the grid and config are immutable and shared)."""
+        return GameState(
+            self.config,
+            self.grid,
+            self.rng.copy(),
+            [p.copy() for p in self.players],
+            self.priority,
+            self.round,
+            self.register,
+            self.stage,
+            self.turn,
+            list(self.damage_deck),
+            list(self.damage_discard),
+            self.no_damage_register,
+            dict(self.answers),
+            list(self.events),
+            self.winner,
+            self.over,
+            self.termination,
+            set(self.blocked_starts),
+            self.next_uid,
+        )
+
+    def new_card(self, name: str, priority: int = 0) -> Card:
+        card = Card(self.next_uid, name, priority)
+        self.next_uid += 1
+        return card
+
+    def turn_order(self) -> list[int]:
+        """Seats in turn order: the priority token holder first, then clockwise."""
+        n = len(self.players)
+        return [(self.priority + i) % n for i in range(n)]
+
+    def robot_at(self, pos: Pos) -> int | None:
+        for p in self.players:
+            if p.pos == pos:
+                return p.seat
+        return None
+
+    def occupancy(self) -> dict[Pos, int]:
+        return {p.pos: p.seat for p in self.players if p.pos is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A canonical, JSON-friendly snapshot of everything that matters for play."""
+
+        def cards(items: list[Card]) -> list[str]:
+            return [f"{c.name}#{c.uid}" for c in items]
+
+        def pos(p: Pos | None) -> list[int] | None:
+            return None if p is None else [p.x, p.y]
+
+        return {
+            "rng": self.rng.state,
+            "priority": self.priority,
+            "round": self.round,
+            "register": self.register,
+            "stage": self.stage,
+            "turn": self.turn,
+            "damage_deck": cards(self.damage_deck),
+            "damage_discard": cards(self.damage_discard),
+            "winner": self.winner,
+            "over": self.over,
+            "players": [
+                {
+                    "deck": cards(p.deck),
+                    "discard": cards(p.discard),
+                    "hand": cards(p.hand),
+                    "registers": [
+                        {
+                            "cards": cards(r.cards),
+                            "revealed": r.revealed,
+                            "locked": r.locked,
+                            "facedown": cards([r.facedown_haywire] if r.facedown_haywire else []),
+                            "done": r.done,
+                        }
+                        for r in p.registers
+                    ],
+                    "energy": p.energy,
+                    "checkpoint": p.checkpoint,
+                    "pos": pos(p.pos),
+                    "facing": p.facing.letter,
+                    "reentry": pos(p.reentry),
+                    "archive": pos(p.archive),
+                    "archive_arrow": p.archive_arrow.letter,
+                    "shutdown": p.shutdown,
+                    "removed": cards(p.removed),
+                }
+                for p in self.players
+            ],
+        }
+
+    def digest(self) -> str:
+        """A SHA-256 of :meth:`to_dict`: equal digests mean equal game states."""
+        blob = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()

@@ -1,0 +1,86 @@
+"""Observations: exactly what one seat (or a spectator) may see (spec 4.7).
+
+Bots and the server only ever handle observations, never the full state. Hidden: other players'
+hands, their unrevealed register cards and face-down Haywires (only their presence shows), and
+every deck's order (only its size shows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roborally.engine.decisions import Decision
+from roborally.engine.state import GameState, Player, Register
+
+
+def _pos(p: Any) -> list[int] | None:
+    return None if p is None else [p.x, p.y]
+
+
+def decision_to_json(decision: Decision) -> dict[str, Any]:
+    return {
+        "id": decision.id,
+        "seat": decision.seat,
+        "kind": decision.kind.value,
+        "prompt": decision.prompt,
+        "options": [list(o) if isinstance(o, tuple) else o for o in decision.options],
+        "default": decision.default,
+        "info": decision.info,
+    }
+
+
+def _register_view(register: Register, own: bool) -> dict[str, Any]:
+    visible = own or register.revealed
+    return {
+        "cards": [c.name for c in register.cards] if visible else None,
+        "count": len(register.cards),
+        "revealed": register.revealed,
+        "locked": register.locked,
+        "facedown_haywire": (
+            (register.facedown_haywire.name if register.facedown_haywire else None)
+            if own
+            else register.facedown_haywire is not None
+        ),
+    }
+
+
+def _player_view(player: Player, own: bool) -> dict[str, Any]:
+    return {
+        "seat": player.seat,
+        "name": player.name,
+        "pos": _pos(player.pos),
+        "facing": player.facing.letter,
+        "on_board": player.pos is not None,
+        "reentry": _pos(player.reentry),
+        "archive": _pos(player.archive),
+        "energy": player.energy,
+        "checkpoint": player.checkpoint,
+        "shutdown": player.shutdown,
+        "programmed": player.programmed,
+        "deck": len(player.deck),
+        "discard": [c.name for c in player.discard],
+        "hand": [c.name for c in player.hand] if own else len(player.hand),
+        "registers": [_register_view(r, own) for r in player.registers],
+    }
+
+
+def observation(state: GameState, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
+    """A JSON-friendly view of ``state`` for ``seat`` (``None``: a spectator)."""
+    return {
+        "seat": seat,
+        "edition": state.config.edition,
+        "course": state.grid.course.name,
+        "round": state.round,
+        "register": state.register,
+        "stage": state.stage,
+        "priority": state.priority,
+        "turn_order": state.turn_order(),
+        "checkpoints": [_pos(p) for p in state.grid.checkpoints],
+        "over": state.over,
+        "winner": state.winner,
+        "damage_deck": len(state.damage_deck),
+        "damage_discard": [c.name for c in state.damage_discard],
+        "players": [_player_view(p, p.seat == seat) for p in state.players],
+        "pending": [decision_to_json(d) for d in pending if d.seat == seat],
+        "waiting_for": sorted({d.seat for d in pending}),
+    }
