@@ -12,12 +12,12 @@ The border between two boards is not a wall: the grid joins all boards into one 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn, rotate_pos
 
 
-class BeltColor(str, Enum):
+class BeltColor(StrEnum):
     """Green belts (normal, 1 space) and blue belts (express, 2 spaces)."""
 
     GREEN = "green"
@@ -200,12 +200,15 @@ class Board:
         return f"<Board {self.name!r} {self.width}x{self.height} {self.kind}>"
 
 
+ORIGIN = Pos(0, 0)
+
+
 @dataclass(frozen=True)
 class PlacedBoard:
     """A board placed in a course: rotated clockwise, then shifted by ``offset``."""
 
     board: Board
-    offset: Pos = Pos(0, 0)
+    offset: Pos = ORIGIN
     rotation: int = 0
 
 

@@ -12,10 +12,10 @@ are interchangeable for play, so decisions name cards by ``name`` (``"move2"``, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class CardType(str, Enum):
+class CardType(StrEnum):
     PROGRAMMING = "programming"
     SPAM = "spam"
     HAYWIRE = "haywire"
@@ -171,8 +171,8 @@ def default_damage_deck() -> DamageDeckSpec:
             "hw_two",
             "Double Draw",
             "two_cards",
-            "Draw and reveal the top 2 cards of your programming deck; resolve both in the order you"
-            " choose.",
+            "Draw and reveal the top 2 cards of your programming deck; resolve both in the order"
+            " you choose.",
             "003: 66-70",
         ),
         (

@@ -8,11 +8,11 @@ refused with an :class:`IllegalActionError` (or one of its relatives) and the ga
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class DecisionKind(str, Enum):
+class DecisionKind(StrEnum):
     START_SPACE = "start_space"  # pick a start space on the docking bay (setup)
     BLOCK_START = "block_start"  # competitive mode: block a start space with your cube
     PROGRAM = "program"  # fill the registers

@@ -12,13 +12,13 @@ concerned, and the positions, facings, cards and amounts involved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from roborally.engine.geometry import Direction, Pos
 
 
-class EventKind(str, Enum):
+class EventKind(StrEnum):
     GAME_STARTED = "game_started"
     ROUND_STARTED = "round_started"
     PHASE_STARTED = "phase_started"

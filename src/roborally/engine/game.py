@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from roborally.engine.decisions import (
@@ -36,7 +36,7 @@ from roborally.engine.view import observation
 RULES_VERSION = "2023/1"
 
 
-class Termination(str, Enum):
+class Termination(StrEnum):
     CHECKPOINTS = "checkpoints"  # a robot completed the course
     ROUND_LIMIT = "round_limit"  # the configured round limit was reached
 

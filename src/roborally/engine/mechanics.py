@@ -14,7 +14,7 @@ from roborally.engine.geometry import Direction, Pos, Turn
 from roborally.engine.state import GameState
 
 
-class Suspend(Exception):  # noqa: N818 - it is a control-flow signal, not an error
+class Suspend(Exception):
     """Raised inside a stage when it needs decisions that have not been answered yet."""
 
     def __init__(self, decisions: list[object]) -> None:
@@ -54,7 +54,7 @@ class Mechanics:
 
     # ------------------------------------------------------------- movement
     def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
-        """Move a robot ``steps`` single steps (walls, pushes, pits, edges). Returns spaces moved."""
+        """Move ``steps`` single steps (walls, pushes, pits, edges); returns the spaces moved."""
         moved = 0
         for _ in range(steps):
             if self.s.players[seat].pos is None:

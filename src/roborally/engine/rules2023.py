@@ -20,7 +20,6 @@ from roborally.engine.board import BeltColor, Grid
 from roborally.engine.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card, CardType
 from roborally.engine.decisions import (
     TIMEOUT,
-    Action,
     Decision,
     DecisionKind,
     IllegalActionError,
@@ -458,21 +457,23 @@ class Rules2023(Mechanics):
             register.locked = False
             for card in register.cards:
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
-            register.cards[0] = self.replace_revealed(player, register.cards[0], r)
-            if register.cards and self.effect_of(register.cards[0]) == "two_cards":
+            first = self.replace_revealed(player, register.cards[0], r)
+            register.cards = [first] if first.uid >= 0 else []
+            if register.cards and self.effect_of(first) == "two_cards":
                 for _ in range(2):
-                    card = self.draw(player)
-                    if card is None:
+                    drawn = self.draw(player)
+                    if drawn is None:
                         break
                     self.emit(
                         EventKind.CARD_REVEALED,
                         seat=seat,
-                        card=card.name,
+                        card=drawn.name,
                         amount=r,
                         cause="haywire",
                     )
-                    register.cards.append(self.replace_revealed(player, card, r))
-            register.cards = [c for c in register.cards if c.uid >= 0]
+                    replacement = self.replace_revealed(player, drawn, r)
+                    if replacement.uid >= 0:
+                        register.cards.append(replacement)
         self.s.turn = 0
         self.s.stage = "turns"
 
@@ -535,7 +536,7 @@ class Rules2023(Mechanics):
         self.reenter(player, facing)
 
     def reenter(self, player: Player, facing: Direction) -> None:
-        """8.5 / 8.6: place the robot on its reboot space, displacing an occupant along the arrow."""
+        """8.5 / 8.6: place the robot on its reboot space; an occupant is moved along the arrow."""
         target = player.reentry
         assert target is not None
         arrow = player.reentry_arrow
@@ -580,7 +581,7 @@ class Rules2023(Mechanics):
         return True
 
     def nearest_free(self, start: Pos, arrow: Direction) -> Pos:
-        """12-C1: the nearest unoccupied, non-pit space by breadth-first search (no walls crossed)."""
+        """12-C1: the nearest free, non-pit space by breadth-first search (no walls crossed)."""
         grid = self.s.grid
         order = [arrow.turned(Turn(i)) for i in range(4)]
         seen = {start}
@@ -813,11 +814,12 @@ class Rules2023(Mechanics):
             cell = grid.cells[grid.index(player.pos)]
             active = grid.active(player.pos)
             on_battery = active is not None and active.battery
-            if cell is not None and (cell.checkpoint is not None or on_battery):
-                if player.archive != player.pos or player.archive_arrow != player.facing:
-                    player.archive = player.pos
-                    player.archive_arrow = player.facing
-                    self.emit(EventKind.ARCHIVED, seat=seat, pos=player.pos, facing=player.facing)
+            on_marker = cell is not None and (cell.checkpoint is not None or on_battery)
+            moved = player.archive != player.pos or player.archive_arrow != player.facing
+            if on_marker and moved:
+                player.archive = player.pos
+                player.archive_arrow = player.facing
+                self.emit(EventKind.ARCHIVED, seat=seat, pos=player.pos, facing=player.facing)
 
     def finish(self, winner: int | None, termination: str) -> None:
         self.s.winner = winner
@@ -862,7 +864,7 @@ class Rules2023(Mechanics):
 
     # =============================================================== damage
     def deal_damage(self, seat: int, amount: int, cause: str) -> None:
-        """5.4: draw damage cards one at a time; SPAM to the discard, Haywire face down (5.5-5.6)."""
+        """5.4: draw damage one card at a time; SPAM to the discard, Haywire face down (5.5-5.6)."""
         player = self.s.players[seat]
         key = self.s.round * 10 + self.s.register
         for _ in range(amount):

@@ -1,0 +1,137 @@
+"""The ``roborally`` command line: play headless games, list courses, run scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from roborally.content.boardtext import BoardFormatError
+from roborally.content.scenario import ScenarioError, load_scenario, run_scenario
+
+
+def _cmd_scenario(args: argparse.Namespace) -> int:
+    failed = 0
+    passed = 0
+    for path in args.files:
+        try:
+            scenario = load_scenario(path)
+        except (ScenarioError, BoardFormatError) as error:
+            print(f"ERROR {error}")
+            failed += 1
+            continue
+        except OSError as error:
+            print(f"ERROR {path}: {error.strerror}")
+            failed += 1
+            continue
+        result = run_scenario(scenario)
+        if result.ok:
+            passed += 1
+            if args.verbose:
+                print(f"ok   {path}: {scenario.name}")
+        else:
+            failed += 1
+            print(f"FAIL {path}: {scenario.name}")
+            for failure in result.failures:
+                print("  " + failure.replace("\n", "\n  "))
+        if args.verbose:
+            for line in result.events:
+                print("       " + line)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def _cmd_courses(args: argparse.Namespace) -> int:
+    from roborally.content.courses import list_courses
+
+    courses = list_courses()
+    if args.json:
+        print(json.dumps([c.summary() for c in courses], indent=2))
+        return 0
+    for course in courses:
+        s = course.summary()
+        print(
+            f"{s['id']:<20} {s['edition']:<8} {s['title']:<28} boards: {', '.join(s['boards'])};"
+            f" checkpoints: {s['checkpoints']}; start spaces: {s['start_spaces']}"
+        )
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from roborally.bots.runner import play_game
+
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    try:
+        result = play_game(
+            edition=args.edition,
+            course=args.course,
+            bots=bots,
+            seed=args.seed,
+            max_rounds=args.max_rounds,
+            variants=[v for v in (args.variants or "").split(",") if v],
+            out=sys.stdout,
+            verbose=args.verbose,
+            record_path=args.record,
+        )
+    except ValueError as error:
+        print(f"roborally play: {error}", file=sys.stderr)
+        return 2
+    return 0 if result is not None else 1
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from roborally.content.record import RecordError, load_record, replay
+
+    try:
+        record = load_record(args.file)
+        game = replay(record)
+    except (RecordError, ValueError) as error:
+        print(f"roborally replay: {error}", file=sys.stderr)
+        return 2
+    for event in game.events:
+        print(event)
+    outcome = game.outcome()
+    print(outcome.result_text(game.config.players) if outcome else "game not finished")
+    print(f"state digest: {game.digest()}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="roborally", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    scenario = sub.add_parser("scenario", help="run scenario files and report mismatches")
+    scenario.add_argument("files", nargs="+")
+    scenario.add_argument("-v", "--verbose", action="store_true", help="print every event")
+    scenario.set_defaults(func=_cmd_scenario)
+
+    courses = sub.add_parser("courses", help="list the courses")
+    courses.add_argument("--json", action="store_true")
+    courses.set_defaults(func=_cmd_courses)
+
+    play = sub.add_parser("play", help="play a headless game between bots")
+    play.add_argument("--edition", default="2023")
+    play.add_argument("--course", default="tiny")
+    play.add_argument("--bots", default="random,random")
+    play.add_argument("--seed", type=int, default=1)
+    play.add_argument("--max-rounds", type=int, default=50)
+    play.add_argument("--variants", default="", help="comma-separated alternative rules")
+    play.add_argument("--record", help="write the game record to this file")
+    play.add_argument("-v", "--verbose", action="store_true", help="print every event")
+    play.set_defaults(func=_cmd_play)
+
+    replay = sub.add_parser("replay", help="replay a game record and print its events")
+    replay.add_argument("file")
+    replay.set_defaults(func=_cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

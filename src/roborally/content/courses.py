@@ -1,0 +1,259 @@
+"""Course files: boards placed together with checkpoints, reboot tokens and facts.
+
+A course file (``*.course``) is TOML::
+
+    id = "tiny"                 # slug
+    title = "Training Run"
+    edition = "2023"            # "2023", "classic" or "any"
+    tier = "starter"            # starter, beginner, intermediate, advanced (classic: easy...)
+    length = "short"
+    players = [2, 6]
+    checkpoints = [[7, 6], [2, 2]]     # checkpoint 1, 2, ... in course coordinates
+    blocked_starts = [5]               # optional: start spaces not to use
+    reboot_damage = 2                  # optional special rule (Battle Cry: 3)
+    inactive = [[4, 4]]                # optional: spaces whose elements are switched off
+    follows = "Morning Warm-Up"        # optional: the rulebook course it rebuilds
+
+    [[board]]
+    name = "training-ground"           # a board file in the boards folder
+    offset = [0, 0]
+    rotation = 0                       # quarter turns clockwise
+
+    [[reboot]]
+    at = [3, 5]
+    arrow = "E"
+
+Errors name the file, line and column.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from roborally.content.boardtext import BoardFormatError, parse_board
+from roborally.engine.board import (
+    Board,
+    BoardError,
+    Course,
+    Grid,
+    PlacedBoard,
+    RebootToken,
+)
+from roborally.engine.geometry import Direction, Pos
+
+DATA = resources.files("roborally.content") / "data"
+
+
+class CourseFormatError(ValueError):
+    """A malformed course file; ``str()`` is ``file:line:column: message``."""
+
+    def __init__(self, filename: str, line: int, column: int, message: str) -> None:
+        self.filename, self.line, self.column, self.message = filename, line, column, message
+        super().__init__(f"{filename}:{line}:{column}: {message}")
+
+
+@dataclass(frozen=True)
+class CourseInfo:
+    """A course with its facts, as listed by ``roborally courses``."""
+
+    id: str
+    title: str
+    edition: str
+    tier: str
+    length: str
+    players: tuple[int, int]
+    course: Course
+    follows: str = ""
+    file: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        grid = Grid(self.course)
+        return {
+            "id": self.id,
+            "title": self.title,
+            "edition": self.edition,
+            "tier": self.tier,
+            "length": self.length,
+            "players": list(self.players),
+            "boards": [pb.board.name for pb in self.course.boards],
+            "checkpoints": len(grid.checkpoints),
+            "start_spaces": len(grid.start_spaces),
+            "reboot_damage": self.course.reboot_damage,
+            "follows": self.follows,
+        }
+
+
+def _locate(text: str, needle: str) -> tuple[int, int]:
+    """The line and column of the first ``needle`` in ``text`` (1, 1 if absent)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        column = line.find(needle)
+        if column >= 0 and not line.lstrip().startswith("#"):
+            return number, column + 1
+    return 1, 1
+
+
+@cache
+def board_named(name: str) -> Board:
+    """A shipped board by name (``boards/NAME.board``)."""
+    path = DATA / "boards" / f"{name}.board"
+    if not path.is_file():
+        raise KeyError(name)
+    return parse_board(path.read_text(encoding="utf-8"), f"boards/{name}.board")
+
+
+def _pos(value: Any, what: str) -> Pos:
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise ValueError(f"{what} must be [x, y], got {value!r}")
+    return Pos(value[0], value[1])
+
+
+_KEYS = {
+    "id",
+    "title",
+    "edition",
+    "tier",
+    "length",
+    "players",
+    "checkpoints",
+    "blocked_starts",
+    "reboot_damage",
+    "inactive",
+    "follows",
+    "board",
+    "reboot",
+    "notes",
+    "special_rules",
+}
+
+
+def parse_course(
+    text: str, filename: str = "<course>", boards: dict[str, Board] | None = None
+) -> CourseInfo:
+    """Parse a course file; ``boards`` adds boards that are not shipped (for tests)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(error))
+        line, column = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
+        raise CourseFormatError(filename, line, column, message) from None
+
+    def fail(key: str, message: str) -> CourseFormatError:
+        line, column = _locate(text, key)
+        return CourseFormatError(filename, line, column, message)
+
+    for key in data:
+        if key not in _KEYS:
+            raise fail(key, f"unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
+    for key in ("id", "title", "board"):
+        if key not in data:
+            raise CourseFormatError(filename, 1, 1, f"missing required key {key!r}")
+    course_id = data["id"]
+    if not isinstance(course_id, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", course_id):
+        raise fail("id", f"id must be a lowercase slug, got {course_id!r}")
+    placed: list[PlacedBoard] = []
+    for entry in data["board"]:
+        name = entry.get("name")
+        try:
+            board = (boards or {}).get(name) if name else None
+            board = board or board_named(str(name))
+        except KeyError:
+            raise fail(f'"{name}"', f"unknown board {name!r}") from None
+        except BoardFormatError as error:
+            raise CourseFormatError(
+                error.filename, error.line, error.column, error.message
+            ) from None
+        rotation = entry.get("rotation", 0)
+        if rotation not in (0, 1, 2, 3):
+            raise fail("rotation", f"rotation must be 0-3 quarter turns, got {rotation!r}")
+        try:
+            offset = _pos(entry.get("offset", [0, 0]), "offset")
+        except ValueError as error:
+            raise fail("offset", str(error)) from None
+        placed.append(PlacedBoard(board, offset, rotation))
+    try:
+        checkpoints = tuple(_pos(p, "a checkpoint") for p in data.get("checkpoints", []))
+        reboots = tuple(
+            RebootToken(
+                _pos(r.get("at"), "a reboot token's 'at'"),
+                Direction.parse(str(r.get("arrow", "N"))),
+            )
+            for r in data.get("reboot", [])
+        )
+        inactive = frozenset(_pos(p, "an inactive space") for p in data.get("inactive", []))
+    except ValueError as error:
+        word = str(error).split()[1].strip("'")
+        raise fail(word if word in text else "checkpoints", str(error)) from None
+    players = data.get("players", [2, 6])
+    if (
+        not isinstance(players, list)
+        or len(players) != 2
+        or not all(isinstance(p, int) for p in players)
+        or not 1 <= players[0] <= players[1]
+    ):
+        raise fail("players", f"players must be [min, max], got {players!r}")
+    reboot_damage = data.get("reboot_damage", 2)
+    if not isinstance(reboot_damage, int) or reboot_damage < 0:
+        raise fail("reboot_damage", f"reboot_damage must be a whole number, got {reboot_damage!r}")
+    course = Course(
+        course_id,
+        tuple(placed),
+        checkpoints=checkpoints,
+        reboot_tokens=reboots,
+        blocked_starts=frozenset(int(n) for n in data.get("blocked_starts", [])),
+        reboot_damage=reboot_damage,
+        inactive=inactive,
+        title=str(data["title"]),
+    )
+    try:
+        Grid(course)
+    except BoardError as error:
+        raise CourseFormatError(filename, 1, 1, str(error)) from None
+    return CourseInfo(
+        course_id,
+        str(data["title"]),
+        str(data.get("edition", "any")),
+        str(data.get("tier", "")),
+        str(data.get("length", "")),
+        (players[0], players[1]),
+        course,
+        str(data.get("follows", "")),
+        filename,
+    )
+
+
+def load_course_file(path: str | Path) -> CourseInfo:
+    path = Path(path)
+    return parse_course(path.read_text(encoding="utf-8"), str(path))
+
+
+@cache
+def list_courses() -> tuple[CourseInfo, ...]:
+    """Every shipped course, sorted by edition and id."""
+    infos = []
+    for entry in sorted((DATA / "courses").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".course"):
+            infos.append(parse_course(entry.read_text(encoding="utf-8"), f"courses/{entry.name}"))
+    return tuple(sorted(infos, key=lambda c: (c.edition, c.id)))
+
+
+def find_course(name: str) -> CourseInfo:
+    """A shipped course by id, or a course file by path."""
+    for info in list_courses():
+        if info.id == name:
+            return info
+    if name.endswith(".course") and Path(name).is_file():
+        return load_course_file(name)
+    known = ", ".join(c.id for c in list_courses())
+    raise ValueError(f"unknown course {name!r} (known: {known})")

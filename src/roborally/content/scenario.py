@@ -1,0 +1,596 @@
+"""Scenario files: a small board, robots, programs, what to run and the expected outcome.
+
+A scenario checks one rule the way the rulebook states it. ``docs/scenario-format.md`` describes
+the format; :func:`run_scenario` runs one and returns the mismatches as readable lines.
+
+Scenarios set up a position directly (no setup phase), so they can start at any register.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from roborally.content.boardtext import BoardFormatError, parse_board
+from roborally.engine.board import Course
+from roborally.engine.cards import PROGRAMMING_CARDS, Card
+from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.events import Event, EventKind
+from roborally.engine.geometry import Direction, Pos
+from roborally.engine.mechanics import Suspend as _Suspend
+from roborally.engine.rules2023 import Rules2023, new_state
+from roborally.engine.state import VARIANTS, GameConfig, GameState, Player, Register
+
+
+class ScenarioError(ValueError):
+    """A malformed scenario file; ``str()`` is ``file:line:column: message``."""
+
+    def __init__(self, filename: str, line: int, column: int, message: str) -> None:
+        self.filename, self.line, self.column, self.message = filename, line, column, message
+        super().__init__(f"{filename}:{line}:{column}: {message}")
+
+
+@dataclass
+class RobotSetup:
+    name: str
+    line: int
+    pos: Pos | None = None
+    facing: Direction = Direction.NORTH
+    energy: int | None = None
+    checkpoint: int = 0
+    hand: list[str] = field(default_factory=list)
+    deck: list[str] | None = None  # top first
+    discard: list[str] = field(default_factory=list)
+    locked: dict[int, str] = field(default_factory=dict)  # register -> carried face-down Haywire
+    reentry: tuple[Pos, Direction] | None = None
+    rebooted_this_round: bool = False
+    archive: tuple[Pos, Direction] | None = None
+    shutdown: bool = False
+
+
+@dataclass
+class Expectation:
+    line: int
+    robot: str | None
+    what: str
+    value: str
+
+
+@dataclass
+class Scenario:
+    path: str
+    name: str = ""
+    cites: str = ""
+    rule: str = ""
+    variants: frozenset[str] = frozenset()
+    reboot_damage: int = 2
+    course: Course | None = None
+    robots: list[RobotSetup] = field(default_factory=list)
+    priority: str | None = None
+    programs: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    answers: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    damage_deck: list[str] | None = None
+    run_from: int = 1
+    run_to: int = 5
+    run_rounds: int = 0  # >0: run whole rounds from the programming phase
+    round: int = 1
+    seed: int = 1
+    expectations: list[Expectation] = field(default_factory=list)
+    event_lines: list[tuple[int, str]] = field(default_factory=list)
+    events_line: int = 0
+
+
+_ROBOT_RE = re.compile(r"^robot\s+(\w+)\s*:\s*(.*)$")
+_EXPECT_RE = re.compile(r"^expect\s+(?:(\w+)\s+)?([\w ]+?)\s*:\s*(.*)$")
+
+
+def _split_facing(text: str, err: ScenarioError) -> tuple[Pos, Direction]:
+    parts = text.split()
+    if len(parts) != 2:
+        raise err
+    try:
+        return Pos.parse(parts[0]), Direction.parse(parts[1])
+    except ValueError:
+        raise err from None
+
+
+def parse_scenario(text: str, filename: str = "<scenario>") -> Scenario:
+    """Parse a scenario file. Raises :class:`ScenarioError` with the line and column at fault."""
+    scenario = Scenario(filename)
+    lines = text.splitlines()
+    i = 0
+    current: RobotSetup | None = None
+    names: set[str] = set()
+
+    def fail(line: int, message: str, column: int = 1) -> ScenarioError:
+        return ScenarioError(filename, line, column, message)
+
+    while i < len(lines):
+        raw = lines[i]
+        lineno = i + 1
+        stripped = raw.split("#", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        i += 1
+        if not stripped.strip():
+            continue
+        indented = raw[:1].isspace()
+        line = stripped.strip()
+        if indented and current is not None:
+            _robot_attribute(current, line, lineno, fail)
+            continue
+        current = None
+        if line == "board:":
+            start = i
+            while i < len(lines) and lines[i].strip() != "end board":
+                i += 1
+            if i >= len(lines):
+                raise fail(lineno, "board: block has no 'end board' line")
+            block = "\n" * (start - 1) + "board: scenario\n" + "\n".join(lines[start:i])
+            i += 1
+            try:
+                board = parse_board(block, filename)
+            except BoardFormatError as error:
+                raise ScenarioError(filename, error.line, error.column, error.message) from None
+            scenario.course = Course.single(board, reboot_damage=scenario.reboot_damage)
+            continue
+        if line == "expect events:":
+            scenario.events_line = lineno
+            while i < len(lines) and lines[i].strip() != "end events":
+                event_line = lines[i].strip()
+                if event_line and not event_line.startswith("#"):
+                    scenario.event_lines.append((i + 1, event_line))
+                i += 1
+            if i >= len(lines):
+                raise fail(lineno, "expect events: block has no 'end events' line")
+            i += 1
+            continue
+        robot = _ROBOT_RE.match(line)
+        if robot:
+            name = robot.group(1)
+            if name in names:
+                raise fail(lineno, f"robot {name} is declared twice")
+            names.add(name)
+            current = RobotSetup(name, lineno)
+            where = robot.group(2).strip()
+            if where == "off board":
+                current.pos = None
+            else:
+                current.pos, current.facing = _split_facing(
+                    where,
+                    fail(
+                        lineno,
+                        f"robot {name}: expected 'x,y FACING' or 'off board'",
+                        len(line) - len(where) + 1,
+                    ),
+                )
+            scenario.robots.append(current)
+            continue
+        if line.startswith("expect"):
+            match = _EXPECT_RE.match(line)
+            if not match:
+                raise fail(lineno, "expected 'expect [ROBOT] WHAT: VALUE'")
+            robot_name, what, value = match.group(1), match.group(2).strip(), match.group(3).strip()
+            if robot_name is not None and robot_name not in names:
+                # "expect winner: A" has no robot; a word before WHAT must be a robot
+                what = f"{robot_name} {what}"
+                robot_name = None
+            if what not in _EXPECT_KINDS:
+                raise fail(
+                    lineno,
+                    f"unknown expectation {what!r}; use one of " + ", ".join(sorted(_EXPECT_KINDS)),
+                )
+            scenario.expectations.append(Expectation(lineno, robot_name, what, value))
+            continue
+        if ":" not in line:
+            raise fail(lineno, f"cannot read {line!r}: expected 'key: value'")
+        key, value = (part.strip() for part in line.split(":", 1))
+        _top_level(scenario, key, value, lineno, names, fail)
+    if scenario.course is None:
+        raise fail(max(1, len(lines)), "the scenario has no board: block")
+    if not scenario.robots:
+        raise fail(max(1, len(lines)), "the scenario declares no robot")
+    return scenario
+
+
+_EXPECT_KINDS = {
+    "at",
+    "energy",
+    "checkpoint",
+    "damage",
+    "hand",
+    "discard",
+    "deck",
+    "register",
+    "reboots",
+    "shutdown",
+    "winner",
+    "facing",
+    "damage discard",
+    "damage deck",
+    "removed",
+    "priority",
+    "over",
+}
+
+
+def _cards(value: str) -> list[str]:
+    return [] if value in ("", "-", "none") else value.split()
+
+
+def _top_level(
+    scenario: Scenario, key: str, value: str, lineno: int, names: set[str], fail: object
+) -> None:
+    def error(message: str) -> ScenarioError:
+        return ScenarioError(scenario.path, lineno, 1, message)
+
+    if key == "scenario":
+        scenario.name = value
+    elif key == "cites":
+        scenario.cites = value
+    elif key == "rule":
+        scenario.rule = value
+    elif key == "seed":
+        scenario.seed = int(value)
+    elif key == "round":
+        scenario.round = int(value)
+    elif key == "variants":
+        chosen = frozenset(v.strip() for v in value.replace(",", " ").split())
+        unknown = chosen - set(VARIANTS)
+        if unknown:
+            raise error(f"unknown variant(s) {sorted(unknown)}; known: {', '.join(VARIANTS)}")
+        scenario.variants = chosen
+    elif key == "reboot damage":
+        scenario.reboot_damage = int(value)
+        if scenario.course is not None:
+            raise error("put 'reboot damage:' before the board")
+    elif key == "priority":
+        if value not in names:
+            raise error(f"priority: {value} is not a declared robot")
+        scenario.priority = value
+    elif key.startswith("program "):
+        name = key.split()[1]
+        if name not in names:
+            raise error(f"program for undeclared robot {name}")
+        entries = value.split()
+        if len(entries) != 5:
+            raise error(f"a program has 5 registers ('-' for empty), got {len(entries)}")
+        scenario.programs[name] = tuple(None if e == "-" else e for e in entries)
+    elif key.startswith("answer "):
+        parts = key.split()
+        if len(parts) != 3 or parts[1] not in names:
+            raise error("expected 'answer ROBOT KIND: CHOICE'")
+        kinds = {k.value for k in DecisionKind}
+        if parts[2] not in kinds:
+            raise error(f"unknown decision kind {parts[2]!r}; use one of {sorted(kinds)}")
+        scenario.answers.setdefault((parts[1], parts[2]), []).append(value)
+    elif key == "damage deck":
+        scenario.damage_deck = _cards(value)
+    elif key == "run":
+        _parse_run(scenario, value, error)
+    else:
+        raise error(f"unknown key {key!r}")
+
+
+def _parse_run(scenario: Scenario, value: str, error: object) -> None:
+    assert callable(error)
+    words = value.split()
+    if len(words) == 2 and words[0] in ("register", "registers"):
+        span = words[1].split("-")
+        try:
+            lo, hi = int(span[0]), int(span[-1])
+        except ValueError:
+            raise error(f"bad register range {words[1]!r}") from None
+        if not 1 <= lo <= hi <= 5:
+            raise error(f"register range {words[1]!r} must lie within 1-5")
+        scenario.run_from, scenario.run_to = lo, hi
+    elif words == ["round"]:
+        scenario.run_rounds = 1
+    elif len(words) == 2 and words[0] == "rounds" and words[1].isdigit():
+        scenario.run_rounds = int(words[1])
+    else:
+        raise error("run: expects 'register N', 'registers N-M', 'round' or 'rounds N'")
+
+
+def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) -> None:
+    assert callable(fail)
+    word, _, rest = line.partition(" ")
+    rest = rest.strip()
+    if word == "energy":
+        robot.energy = int(rest)
+    elif word == "checkpoint":
+        robot.checkpoint = int(rest)
+    elif word == "hand":
+        robot.hand = _cards(rest)
+    elif word == "deck":
+        robot.deck = _cards(rest)
+    elif word == "discard":
+        robot.discard = _cards(rest)
+    elif word == "haywire":
+        parts = rest.split()
+        if len(parts) != 3 or parts[0] != "in":
+            raise fail(lineno, "expected 'haywire in REGISTER CARD'")
+        robot.locked[int(parts[1])] = parts[2]
+    elif word == "reenters":
+        parts = rest.split()
+        if len(parts) != 3 or parts[0] != "at":
+            raise fail(lineno, "expected 'reenters at x,y ARROW'")
+        robot.reentry = (Pos.parse(parts[1]), Direction.parse(parts[2]))
+    elif word == "archive":
+        robot.archive = _split_facing(rest, fail(lineno, "expected 'archive x,y ARROW'"))
+    elif word == "shutdown":
+        robot.shutdown = True
+    elif word == "rebooted":
+        robot.rebooted_this_round = True
+    else:
+        raise fail(lineno, f"unknown robot attribute {word!r}")
+
+
+# --------------------------------------------------------------------------- running
+@dataclass
+class Result:
+    scenario: Scenario
+    failures: list[str]
+    events: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def build_state(scenario: Scenario) -> GameState:
+    """The scenario's starting position as a game state."""
+    assert scenario.course is not None
+    names = tuple(r.name for r in scenario.robots)
+    config = GameConfig(
+        scenario.course, names, seed=scenario.seed, variants=scenario.variants, first_player=0
+    )
+    state = new_state(config)
+    spec = config.damage_deck
+    if scenario.priority is not None:
+        state.priority = names.index(scenario.priority)
+    known = set(PROGRAMMING_CARDS) | {c.name for c in spec.cards}
+
+    def make(name: str, line: int) -> Card:
+        if name not in known:
+            raise ScenarioError(scenario.path, line, 1, f"unknown card {name!r}")
+        return state.new_card(name)
+
+    if scenario.damage_deck is not None:
+        state.damage_deck = [make(n, 1) for n in reversed(scenario.damage_deck)]
+    for setup, player in zip(scenario.robots, state.players, strict=True):
+        player.pos, player.facing = setup.pos, setup.facing
+        player.archive, player.archive_arrow = setup.archive or (setup.pos, setup.facing)
+        if setup.energy is not None:
+            player.energy = setup.energy
+        player.checkpoint = setup.checkpoint
+        player.hand = [make(n, setup.line) for n in setup.hand]
+        player.discard = [make(n, setup.line) for n in setup.discard]
+        if setup.deck is not None:
+            player.deck = [make(n, setup.line) for n in reversed(setup.deck)]
+        program = scenario.programs.get(setup.name)
+        if scenario.run_rounds == 0 and program is not None:
+            for index, name in enumerate(program):
+                if name is None:
+                    continue
+                card = next((c for c in player.deck if c.name == name), None)
+                if card is not None and setup.deck is None:
+                    player.deck.remove(card)
+                else:
+                    card = make(name, setup.line)
+                player.registers[index].cards = [card]
+        for register, name in setup.locked.items():
+            player.registers[register - 1] = Register(cards=[make(name, setup.line)], locked=True)
+        if setup.reentry is not None:
+            player.pos = None
+            player.reentry, player.reentry_arrow = setup.reentry
+        player.rebooted_this_round = setup.rebooted_this_round
+        player.shutdown = setup.shutdown
+        player.programmed = True
+    state.round = scenario.round
+    if scenario.run_rounds:
+        state.round = scenario.round - 1
+        state.stage = "round_start"
+    else:
+        state.register = scenario.run_from
+        state.stage = "reveal"
+    return state
+
+
+def _answer(
+    scenario: Scenario, decision: Decision, names: tuple[str, ...], used: dict[tuple[str, str], int]
+) -> Action:
+    name = names[decision.seat]
+    if decision.kind is DecisionKind.PROGRAM:
+        program = scenario.programs.get(name)
+        if program is None:
+            raise _RunError(f"no 'program {name}:' line for decision {decision.id}")
+        return Action(decision.id, decision.seat, program)
+    key = (name, decision.kind.value)
+    given = scenario.answers.get(key, [])
+    index = used.get(key, 0)
+    if index >= len(given):
+        if decision.kind is DecisionKind.SHUTDOWN:
+            return Action(decision.id, decision.seat, False)
+        raise _RunError(
+            f"the game asks {name} for {decision.kind.value} ({decision.id}:"
+            f" {decision.prompt}) but the scenario gives no 'answer {name}"
+            f" {decision.kind.value}:' line"
+        )
+    used[key] = index + 1
+    raw = given[index]
+    choice: object = raw
+    if decision.kind is DecisionKind.SHUTDOWN:
+        choice = raw.lower() in ("yes", "true")
+    elif decision.kind is DecisionKind.CARD_ORDER:
+        choice = tuple(int(x) for x in raw.split())
+    elif decision.kind in (DecisionKind.START_SPACE, DecisionKind.BLOCK_START):
+        choice = int(raw)
+    return Action(decision.id, decision.seat, choice)
+
+
+class _RunError(Exception):
+    pass
+
+
+def _stopped(state: GameState, scenario: Scenario, start_round: int) -> bool:
+    if state.over:
+        return True
+    if scenario.run_rounds:
+        return state.stage == "round_start" and state.round >= start_round + scenario.run_rounds
+    if scenario.run_to == 5:
+        return state.stage == "round_start"
+    return state.stage == "reveal" and state.register == scenario.run_to + 1
+
+
+def event_text(event: Event, names: tuple[str, ...]) -> str:
+    """An event as a scenario line: robot names instead of seats, without the time stamp."""
+    text = str(event).split(" ", 1)[1]
+    for seat, name in enumerate(names):
+        text = text.replace(f"[P{seat + 1}]", f"[{name}]")
+        if text.startswith(f"P{seat + 1} "):
+            text = name + text[len(f"P{seat + 1}") :]
+    return text
+
+
+_QUIET = {
+    EventKind.ELEMENT_STEP,
+    EventKind.REGISTER_STARTED,
+    EventKind.CARDS_DRAWN,
+    EventKind.PROGRAMMED,
+    EventKind.ROUND_STARTED,
+    EventKind.ROUND_ENDED,
+}
+
+
+def run_scenario(scenario: Scenario) -> Result:
+    """Run a parsed scenario; the result lists every expectation that did not hold."""
+    state = build_state(scenario)
+    names = tuple(r.name for r in scenario.robots)
+    rules = Rules2023(state)
+    used: dict[tuple[str, str], int] = {}
+    start_round = state.round
+    failures: list[str] = []
+    start_events = len(state.events)
+    try:
+        for _ in range(10_000):
+            if _stopped(state, scenario, start_round):
+                break
+            stage = getattr(rules, "stage_" + state.stage)
+            try:
+                stage()
+                state.answers.clear()
+            except _Suspend as suspend:
+                for decision in suspend.decisions:
+                    assert isinstance(decision, Decision)
+                    action = _answer(scenario, decision, names, used)
+                    state.answers[action.decision_id] = action
+    except _RunError as error:
+        failures.append(f"{scenario.path}: {error}")
+    events = [e for e in state.events[start_events:] if e.kind not in _QUIET]
+    lines = [event_text(e, names) for e in events]
+    if not failures:
+        failures.extend(_check(scenario, state, names, events, lines))
+    return Result(scenario, failures, lines)
+
+
+def _pos_text(pos: Pos | None) -> str:
+    return "off board" if pos is None else str(pos)
+
+
+def _check(
+    scenario: Scenario,
+    state: GameState,
+    names: tuple[str, ...],
+    events: list[Event],
+    lines: list[str],
+) -> list[str]:
+    failures: list[str] = []
+    rules = Rules2023(state)
+    for exp in scenario.expectations:
+        player = state.players[names.index(exp.robot)] if exp.robot else None
+        actual = _actual(exp, state, player, names, events, rules)
+        wanted = " ".join(exp.value.split())
+        if actual != wanted:
+            who = f"{exp.robot} " if exp.robot else ""
+            failures.append(
+                f"{scenario.path}:{exp.line}: expect {who}{exp.what}: {exp.value}\n"
+                f"    expected: {wanted}\n    actual:   {actual}"
+            )
+    if scenario.event_lines:
+        position = 0
+        for lineno, wanted in scenario.event_lines:
+            while position < len(lines) and lines[position] != wanted:
+                position += 1
+            if position >= len(lines):
+                shown = "\n      ".join(lines) or "(no events)"
+                failures.append(
+                    f"{scenario.path}:{lineno}: expected event not found (in order): {wanted}\n"
+                    f"    actual events:\n      {shown}"
+                )
+                break
+            position += 1
+    return failures
+
+
+def _actual(
+    exp: Expectation,
+    state: GameState,
+    player: object,
+    names: tuple[str, ...],
+    events: list[Event],
+    rules: Rules2023,
+) -> str:
+    what = exp.what
+    if what == "winner":
+        return "none" if state.winner is None else names[state.winner]
+    if what == "over":
+        return "yes" if state.over else "no"
+    if what == "priority":
+        return names[state.priority]
+    if what == "damage discard":
+        return " ".join(c.name for c in state.damage_discard) or "-"
+    if what == "damage deck":
+        return " ".join(c.name for c in reversed(state.damage_deck)) or "-"
+    assert isinstance(player, Player), f"expect {what} needs a robot"
+    if what == "at":
+        if player.pos is None:
+            return "off board"
+        return f"{player.pos} {player.facing.letter}"
+    if what == "facing":
+        return player.facing.letter
+    if what == "energy":
+        return str(player.energy)
+    if what == "checkpoint":
+        return str(player.checkpoint)
+    if what == "shutdown":
+        return "yes" if player.shutdown else "no"
+    if what == "reboots":
+        return str(sum(1 for e in events if e.kind is EventKind.REBOOTED and e.seat == player.seat))
+    if what == "damage":
+        got = [
+            e.card or "" for e in events if e.kind is EventKind.DAMAGED and e.seat == player.seat
+        ]
+        return " ".join(got) or "-"
+    if what == "hand":
+        return " ".join(sorted(c.name for c in player.hand)) or "-"
+    if what == "discard":
+        return " ".join(sorted(c.name for c in player.discard)) or "-"
+    if what == "deck":
+        return " ".join(c.name for c in reversed(player.deck)) or "-"
+    if what == "removed":
+        return " ".join(sorted(c.name for c in player.removed)) or "-"
+    if what == "register":
+        number, _, _ = exp.value.partition(" ")
+        if not number.isdigit() or not 1 <= int(number) <= 5:
+            return "register expectation needs 'N CARDS'"
+        register = player.registers[int(number) - 1]
+        parts = [c.name for c in register.cards]
+        if register.facedown_haywire is not None:
+            parts.append(f"facedown:{register.facedown_haywire.name}")
+        return f"{number} " + (" ".join(parts) or "-")
+    raise AssertionError(what)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    path = Path(path)
+    return parse_scenario(path.read_text(encoding="utf-8"), str(path))
