@@ -99,6 +99,8 @@ class Event:
             text += f" {self.pos} -> {self.to}"
         elif self.pos is not None:
             text += f" at {self.pos}"
+        if self.kind is EventKind.PLACED and self.facing is not None:
+            text += f" facing {self.facing.letter}"
         if self.facing is not None and self.to_facing is not None:
             text += f" {self.facing.letter} -> {self.to_facing.letter}"
         if self.amount is not None:
