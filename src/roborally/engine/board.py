@@ -259,7 +259,15 @@ class Grid:
     ``None`` in :attr:`cells` is void: outside every board (falling there is falling off).
     """
 
-    def __init__(self, course: Course, *, overlays_disable_elements: bool = True) -> None:
+    def __init__(
+        self,
+        course: Course,
+        *,
+        overlays_disable_elements: bool = True,
+        reboot_tokens: bool = True,
+    ) -> None:
+        """Compile ``course``. Without ``reboot_tokens`` (Dynamic Archiving, spec 11.1.4) the
+        tokens printed on boards or listed by the course are left off the course."""
         self.course = course
         placed = [(pb.board.rotated(pb.rotation), pb.offset) for pb in course.boards]
         if not placed:
@@ -292,6 +300,11 @@ class Grid:
 
         # Course overlays.
         checkpoints: dict[int, Pos] = {}
+        if not reboot_tokens:
+            cells = [
+                replace(c, reboot=None) if c is not None and c.reboot is not None else c
+                for c in cells
+            ]
         for i, cell in enumerate(cells):
             if cell is not None and cell.checkpoint is not None:
                 if cell.checkpoint in checkpoints:
@@ -315,7 +328,7 @@ class Grid:
             )
         self.checkpoints: tuple[Pos, ...] = tuple(checkpoints[n] for n in numbers)
 
-        for token in course.reboot_tokens:
+        for token in course.reboot_tokens if reboot_tokens else ():
             self._overlay(cells, token.pos, "reboot token")
             i = self.index(token.pos)
             c = cells[i]

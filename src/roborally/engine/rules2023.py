@@ -47,7 +47,7 @@ ROTATIONS = {"rotate_right": Turn.RIGHT, "rotate_left": Turn.LEFT, "u_turn": Tur
 
 def new_state(config: GameConfig) -> GameState:
     """Set up a game (spec 2.1): decks shuffled, damage deck shuffled, energy 3, priority token."""
-    grid = Grid(config.course)
+    grid = Grid(config.course, reboot_tokens="dynamic_archiving" not in config.variants)
     rng = Rng(config.seed)
     players = [Player(seat, name) for seat, name in enumerate(config.players)]
     state = GameState(config, grid, rng, players)
