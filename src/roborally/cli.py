@@ -42,6 +42,22 @@ def _cmd_scenario(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from roborally.content.validate import format_report, validate_path
+
+    errors = warnings = 0
+    for path in args.files:
+        report = validate_path(path)
+        for line in format_report(report):
+            print(line)
+        errors += len(report.errors)
+        warnings += len(report.warnings)
+        if args.verbose and not report.errors:
+            print(f"{path}: ok")
+    print(f"{len(args.files)} file(s): {errors} error(s), {warnings} warning(s)")
+    return 1 if errors else 0
+
+
 def _cmd_courses(args: argparse.Namespace) -> int:
     from roborally.content.courses import list_courses
 
@@ -105,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("files", nargs="+")
     scenario.add_argument("-v", "--verbose", action="store_true", help="print every event")
     scenario.set_defaults(func=_cmd_scenario)
+
+    validate = sub.add_parser("validate", help="check board and course files")
+    validate.add_argument("files", nargs="+")
+    validate.add_argument("-v", "--verbose", action="store_true")
+    validate.set_defaults(func=_cmd_validate)
 
     courses = sub.add_parser("courses", help="list the courses")
     courses.add_argument("--json", action="store_true")
