@@ -516,9 +516,12 @@ def _check(
                 f"{scenario.path}:{exp.line}: expect {who}{exp.what}: {exp.value}\n"
                 f"    expected: {wanted}\n    actual:   {actual}"
             )
+    for lineno, wanted in scenario.event_lines:
+        if wanted.startswith("not ") and wanted[4:] in lines:
+            failures.append(f"{scenario.path}:{lineno}: this event should not happen: {wanted[4:]}")
     if scenario.event_lines:
         position = 0
-        for lineno, wanted in scenario.event_lines:
+        for lineno, wanted in (e for e in scenario.event_lines if not e[1].startswith("not ")):
             while position < len(lines) and lines[position] != wanted:
                 position += 1
             if position >= len(lines):

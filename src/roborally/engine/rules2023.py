@@ -482,9 +482,12 @@ class Rules2023(Mechanics):
         while card.name == "spam" or (card.name == "again" and r == 1):
             if card.name == "spam":
                 self.s.damage_discard.append(card)
+                replacement = self.draw(player)
             else:
+                # The Again is discarded after its replacement is drawn, so that a reshuffle
+                # can never make it its own replacement (docs/rules-2023.md).
+                replacement = self.draw(player)
                 player.discard.append(card)
-            replacement = self.draw(player)
             self.emit(
                 EventKind.CARD_REPLACED,
                 seat=player.seat,
