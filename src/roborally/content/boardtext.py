@@ -20,9 +20,11 @@ True
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -68,6 +70,7 @@ _LEGEND_RE = re.compile(r"\s*legend\s*:\s*(#.*)?", re.IGNORECASE)
 _NUMBER_LINE_RE = re.compile(r"[0-9 ]*[0-9][0-9 ]*")
 _INT_RE = re.compile(r"[0-9]+")
 _FORBIDDEN_SYMBOL_CHARS = "|+#=;"
+_DIGITS = tuple("0123456789")
 
 _PLAIN = Cell()
 _SIMPLE_CODES: dict[str, Cell] = {
@@ -105,11 +108,11 @@ def _builtin_cell(code: str) -> Cell | None:
     if first in ARROWS:
         return Cell(belt=_belt_code(code))
     rest = code[1:]
-    if first == "w" and rest[:1].isdigit():
+    if first == "w" and rest[:1] in _DIGITS:
         if rest not in ("1", "2"):
             raise _Problem(0, f"bad repair code {code!r}: use w1 or w2")
         return Cell(repair=int(rest))
-    if first == "S" and rest[:1].isdigit():
+    if first == "S" and rest[:1] in _DIGITS:
         match = re.fullmatch(r"([1-9])([\^>v<]?)", rest)
         if match is None:
             raise _Problem(
@@ -119,7 +122,7 @@ def _builtin_cell(code: str) -> Cell | None:
             )
         facing = Direction(ARROWS.index(match[2])) if match[2] else None
         return Cell(start=int(match[1]), start_facing=facing)
-    if first == "C" and rest[:1].isdigit():
+    if first == "C" and rest[:1] in _DIGITS:
         if re.fullmatch(r"[1-9]", rest) is None:
             raise _Problem(
                 0,
@@ -169,7 +172,7 @@ def _symbol_problem(symbol: str) -> str | None:
     for char in symbol:
         if char in _FORBIDDEN_SYMBOL_CHARS or char.isspace() or not char.isprintable():
             return f"legend symbol {symbol!r} must not contain {char!r}"
-    if symbol[0].isdigit() or symbol[0] in ".^>v<":
+    if symbol[0] in _DIGITS or symbol[0] in tuple(".^>v<"):
         return f"legend symbol {symbol!r} must not start with {symbol[0]!r}"
     try:
         builtin = _builtin_cell(symbol)
@@ -180,11 +183,13 @@ def _symbol_problem(symbol: str) -> str | None:
     return None
 
 
-def _writer_symbols() -> list[str]:
-    singles = list(_SYMBOL_LETTERS_LOWER) + list(_SYMBOL_LETTERS_UPPER)
-    pairs = [a + b for a in _SYMBOL_LETTERS_LOWER for b in _SYMBOL_LETTERS_LOWER]
-    triples = [p + c for p in pairs for c in _SYMBOL_LETTERS_LOWER]
-    return singles + pairs + triples
+def _writer_symbols() -> Iterator[str]:
+    """The symbols the writer hands out: single letters, then pairs, then triples."""
+    yield from _SYMBOL_LETTERS_LOWER
+    yield from _SYMBOL_LETTERS_UPPER
+    for length in (2, 3):
+        for letters in itertools.product(_SYMBOL_LETTERS_LOWER, repeat=length):
+            yield "".join(letters)
 
 
 def _content_problem(content: Cell) -> str | None:
@@ -599,9 +604,17 @@ class _Parser:
                 shape.full + 1,
                 f"wall line is wider than the {shape.width} columns of size {shape.size}",
             )
+        length = len(text)
         text = text.ljust(shape.full)
         for x in range(shape.width + 1):
             char = text[margin + 4 * x]
+            if margin + 4 * x >= length:
+                raise self.error(
+                    number,
+                    length + 1,
+                    f"wall line ends before the corner at column {margin + 4 * x + 1}"
+                    f" (size {shape.size} has {shape.width} columns)",
+                )
             if char != "+":
                 raise self.error(
                     number,
@@ -1098,7 +1111,7 @@ def write_board(board: Board) -> str:
     if width < 1 or height < 1 or len(board.cells) != width * height:
         raise ValueError(f"board {board.name!r}: bad size {width}x{height}")
 
-    symbol_source = iter(_writer_symbols())
+    symbol_source = _writer_symbols()
     symbols: dict[Cell, str] = {}
     codes: list[list[str]] = []
     starts: set[int] = set()
@@ -1130,7 +1143,11 @@ def write_board(board: Board) -> str:
             if code is None:
                 code = symbols.get(content)
                 if code is None:
-                    code = next(symbol_source)
+                    code = next(symbol_source, None)
+                    if code is None:
+                        raise ValueError(
+                            f"board {board.name!r}: too many different cells for the legend"
+                        )
                     symbols[content] = code
             row.append(code)
         codes.append(row)

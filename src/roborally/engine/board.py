@@ -315,6 +315,12 @@ class Grid:
         for n, pos in enumerate(course.checkpoints, start=1):
             if n in checkpoints and checkpoints[n] != pos:
                 raise BoardError(f"course {course.name!r}: checkpoint {n} placed twice")
+            printed = cells[self.index(pos)] if self.on_grid(pos) else None
+            if printed is not None and printed.checkpoint not in (None, n):
+                raise BoardError(
+                    f"course {course.name!r}: checkpoint {n} at {pos} lands on checkpoint"
+                    f" {printed.checkpoint}"
+                )
             checkpoints[n] = pos
             self._overlay(cells, pos, "checkpoint")
             i = self.index(pos)
