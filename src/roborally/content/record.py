@@ -32,7 +32,7 @@ from typing import Any
 from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.engine.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
-from roborally.engine.game import RULES_VERSION, Game
+from roborally.engine.game import Game
 from roborally.engine.rng import RNG_VERSION
 from roborally.engine.state import GameConfig
 
@@ -116,7 +116,7 @@ def write_record(game: Game, course_id: str) -> str:
     headers = [
         ("roborally-record", FORMAT_VERSION),
         ("edition", config.edition),
-        ("rules", RULES_VERSION),
+        ("rules", game.rules_version),
         ("rng", RNG_VERSION),
         ("course", course_id),
         ("seed", str(config.seed)),

@@ -16,10 +16,11 @@ from roborally.content.boardtext import BoardFormatError, parse_board
 from roborally.engine.board import Course
 from roborally.engine.cards import PROGRAMMING_CARDS, Card
 from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.editions import edition as edition_named
 from roborally.engine.events import Event, EventKind
 from roborally.engine.geometry import Direction, Pos
 from roborally.engine.mechanics import Suspend as _Suspend
-from roborally.engine.rules2023 import Rules2023, new_state
+from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import VARIANTS, GameConfig, GameState, Player, Register
 
 
@@ -60,6 +61,7 @@ class Expectation:
 @dataclass
 class Scenario:
     path: str
+    edition: str = "2023"
     name: str = ""
     cites: str = ""
     rule: str = ""
@@ -225,6 +227,12 @@ def _top_level(
 
     if key == "scenario":
         scenario.name = value
+    elif key == "edition":
+        try:
+            edition_named(value)
+        except ValueError as problem:
+            raise error(str(problem)) from None
+        scenario.edition = value
     elif key == "cites":
         scenario.cites = value
     elif key == "rule":
@@ -341,10 +349,18 @@ def build_state(scenario: Scenario) -> GameState:
     """The scenario's starting position as a game state."""
     assert scenario.course is not None
     names = tuple(r.name for r in scenario.robots)
-    config = GameConfig(
-        scenario.course, names, seed=scenario.seed, variants=scenario.variants, first_player=0
-    )
-    state = new_state(config)
+    try:
+        config = GameConfig(
+            scenario.course,
+            names,
+            seed=scenario.seed,
+            edition=scenario.edition,
+            variants=scenario.variants,
+            first_player=0,
+        )
+    except ValueError as problem:
+        raise ScenarioError(scenario.path, 1, 1, str(problem)) from None
+    state: GameState = edition_named(scenario.edition).new_state(config)
     spec = config.damage_deck
     if scenario.priority is not None:
         state.priority = names.index(scenario.priority)
@@ -466,7 +482,7 @@ def run_scenario(scenario: Scenario) -> Result:
     """Run a parsed scenario; the result lists every expectation that did not hold."""
     state = build_state(scenario)
     names = tuple(r.name for r in scenario.robots)
-    rules = Rules2023(state)
+    rules = edition_named(scenario.edition).rules(state)
     used: dict[tuple[str, str], int] = {}
     start_round = state.round
     failures: list[str] = []
@@ -505,7 +521,7 @@ def _check(
     lines: list[str],
 ) -> list[str]:
     failures: list[str] = []
-    rules = Rules2023(state)
+    rules = edition_named(scenario.edition).rules(state)
     for exp in scenario.expectations:
         player = state.players[names.index(exp.robot)] if exp.robot else None
         actual = _actual(exp, state, player, names, events, rules)

@@ -28,11 +28,12 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
+from roborally.engine.editions import edition
 from roborally.engine.events import Event
-from roborally.engine.rules2023 import Rules2023, new_state
 from roborally.engine.state import GameConfig, GameState
 from roborally.engine.view import observation
 
+#: The 2023 edition's rules version (each edition carries its own: ``Game.rules_version``).
 RULES_VERSION = "2023/1"
 
 
@@ -56,20 +57,20 @@ class Outcome:
 
 
 class Game:
-    """One game of RoboRally (the 2023 edition's rules)."""
+    """One game of RoboRally, played by the rules of its config's edition."""
 
     def __init__(self, config: GameConfig, *, _state: GameState | None = None) -> None:
-        if config.edition != "2023":
-            raise ValueError(f"unknown edition {config.edition!r} (this engine plays '2023')")
+        rules = edition(config.edition)
         self.config = config
+        self.rules_version = rules.rules_version
         self.actions: list[Action] = []
         if _state is None:
-            self._state = new_state(config)
-            self._rules = Rules2023(self._state)
+            self._state = rules.new_state(config)
+            self._rules = rules.rules(self._state)
             self._pending = self._rules.advance()
         else:
             self._state = _state
-            self._rules = Rules2023(self._state)
+            self._rules = rules.rules(self._state)
             self._pending = []
 
     # ------------------------------------------------------------ queries

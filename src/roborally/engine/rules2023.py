@@ -25,6 +25,8 @@ from roborally.engine.decisions import (
     IllegalActionError,
     InvalidActionError,
 )
+from roborally.engine.editions import Edition
+from roborally.engine.editions import register as register_edition
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Mechanics, Suspend
@@ -34,6 +36,7 @@ from roborally.engine.state import (
     MAX_ENERGY,
     NUM_REGISTERS,
     START_ENERGY,
+    VARIANTS,
     GameConfig,
     GameState,
     Player,
@@ -957,3 +960,17 @@ class Rules2023(Mechanics):
 
     def reboot_damage(self, player: Player, cause: str) -> int:
         return self.s.grid.course.reboot_damage
+
+
+register_edition(
+    Edition(
+        id="2023",
+        title="RoboRally (2023 edition)",
+        rules_version="2023/1",
+        rules=Rules2023,
+        new_state=new_state,
+        min_players=1,
+        max_players=6,
+        variants=VARIANTS,
+    )
+)

@@ -54,11 +54,20 @@ class GameConfig:
     damage_deck: DamageDeckSpec = field(default_factory=default_damage_deck)
 
     def __post_init__(self) -> None:
-        unknown = set(self.variants) - set(VARIANTS)
+        from roborally.engine.editions import edition
+
+        rules = edition(self.edition)
+        unknown = set(self.variants) - set(rules.variants)
         if unknown:
-            raise ValueError(f"unknown variant(s): {', '.join(sorted(unknown))}")
-        if not 1 <= len(self.players) <= 6:
-            raise ValueError(f"the 2023 edition needs 1 to 6 players, got {len(self.players)}")
+            raise ValueError(
+                f"unknown variant(s) for the {rules.id} edition: {', '.join(sorted(unknown))}"
+                f" (known: {', '.join(rules.variants)})"
+            )
+        if not rules.min_players <= len(self.players) <= rules.max_players:
+            raise ValueError(
+                f"the {rules.id} edition needs {rules.min_players} to {rules.max_players}"
+                f" players, got {len(self.players)}"
+            )
         if self.first_player is not None and not 0 <= self.first_player < len(self.players):
             raise ValueError(f"first_player {self.first_player} is not a seat")
 
