@@ -29,6 +29,15 @@ VARIANTS = (
     "less_predictable",  # 11.1.7: reshuffle deck, discard and non-damage hand every round
 )
 
+
+def _cards(items: list[Card]) -> list[str]:
+    return [f"{c.name}#{c.uid}" for c in items]
+
+
+def _pos(p: Pos | None) -> list[int] | None:
+    return None if p is None else [p.x, p.y]
+
+
 NUM_REGISTERS = 5
 HAND_SIZE = 9
 MAX_ENERGY = 10
@@ -142,6 +151,33 @@ class Player:
     def on_board(self) -> bool:
         return self.pos is not None
 
+    def to_dict(self) -> dict[str, Any]:
+        """Everything about this player that matters for play (subclasses extend it)."""
+        return {
+            "deck": _cards(self.deck),
+            "discard": _cards(self.discard),
+            "hand": _cards(self.hand),
+            "registers": [
+                {
+                    "cards": _cards(r.cards),
+                    "revealed": r.revealed,
+                    "locked": r.locked,
+                    "facedown": _cards([r.facedown_haywire] if r.facedown_haywire else []),
+                    "done": r.done,
+                }
+                for r in self.registers
+            ],
+            "energy": self.energy,
+            "checkpoint": self.checkpoint,
+            "pos": _pos(self.pos),
+            "facing": self.facing.letter,
+            "reentry": _pos(self.reentry),
+            "archive": _pos(self.archive),
+            "archive_arrow": self.archive_arrow.letter,
+            "shutdown": self.shutdown,
+            "removed": _cards(self.removed),
+        }
+
     def all_programming_cards(self) -> list[Card]:
         """Every card this player owns in deck, hand, registers and discard."""
         cards = [*self.deck, *self.discard, *self.hand]
@@ -220,12 +256,7 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         """A canonical, JSON-friendly snapshot of everything that matters for play."""
 
-        def cards(items: list[Card]) -> list[str]:
-            return [f"{c.name}#{c.uid}" for c in items]
-
-        def pos(p: Pos | None) -> list[int] | None:
-            return None if p is None else [p.x, p.y]
-
+        cards = _cards
         return {
             "rng": self.rng.state,
             "priority": self.priority,
@@ -237,33 +268,7 @@ class GameState:
             "damage_discard": cards(self.damage_discard),
             "winner": self.winner,
             "over": self.over,
-            "players": [
-                {
-                    "deck": cards(p.deck),
-                    "discard": cards(p.discard),
-                    "hand": cards(p.hand),
-                    "registers": [
-                        {
-                            "cards": cards(r.cards),
-                            "revealed": r.revealed,
-                            "locked": r.locked,
-                            "facedown": cards([r.facedown_haywire] if r.facedown_haywire else []),
-                            "done": r.done,
-                        }
-                        for r in p.registers
-                    ],
-                    "energy": p.energy,
-                    "checkpoint": p.checkpoint,
-                    "pos": pos(p.pos),
-                    "facing": p.facing.letter,
-                    "reentry": pos(p.reentry),
-                    "archive": pos(p.archive),
-                    "archive_arrow": p.archive_arrow.letter,
-                    "shutdown": p.shutdown,
-                    "removed": cards(p.removed),
-                }
-                for p in self.players
-            ],
+            "players": [p.to_dict() for p in self.players],
         }
 
     def digest(self) -> str:
