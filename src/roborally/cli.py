@@ -58,6 +58,31 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _cmd_cards(args: argparse.Namespace) -> int:
+    from roborally.content.catalogue import catalogue
+
+    try:
+        sections = catalogue(args.edition)
+    except ValueError as error:
+        print(f"roborally cards: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"edition": args.edition, **sections}, indent=2, ensure_ascii=False))
+        return 0
+    for title, cards in sections.items():
+        print(f"{title.replace('_', ' ').capitalize()} ({sum(c.get('count', 1) for c in cards)}"
+              " cards)")
+        columns = [k for k in ("id", "name", "type", "cost", "priority", "count") if any(
+            k in c for c in cards)]
+        widths = {k: max(len(k), *(len(str(c.get(k, ""))) for c in cards)) for k in columns}
+        print("  " + "  ".join(k.ljust(widths[k]) for k in columns) + "  text")
+        for card in cards:
+            row = "  ".join(str(card.get(k, "")).ljust(widths[k]) for k in columns)
+            print(f"  {row}  {card.get('text', '')}")
+        print()
+    return 0
+
+
 def _cmd_courses(args: argparse.Namespace) -> int:
     from roborally.content.courses import list_courses
 
@@ -126,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="+")
     validate.add_argument("-v", "--verbose", action="store_true")
     validate.set_defaults(func=_cmd_validate)
+
+    cards = sub.add_parser("cards", help="list the cards of an edition")
+    cards.add_argument("--edition", default="2023")
+    cards.add_argument("--json", action="store_true")
+    cards.set_defaults(func=_cmd_cards)
 
     courses = sub.add_parser("courses", help="list the courses")
     courses.add_argument("--json", action="store_true")

@@ -1,0 +1,58 @@
+"""The card catalogue of each edition, as ``roborally cards`` prints it."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from roborally.content.cards import damage_deck
+from roborally.engine.cards import PROGRAMMING_CARDS
+
+
+def catalogue(edition: str) -> dict[str, list[dict[str, Any]]]:
+    """Sections of card descriptions (id, name, type, count, text, source) for ``edition``."""
+    if edition == "2023":
+        return _catalogue_2023()
+    if edition in ("classic", "classic-1994"):
+        try:
+            classic_cards = import_module("roborally.content.classic_cards")
+        except ImportError:
+            raise ValueError(f"the {edition} card data is not available yet") from None
+        result: dict[str, list[dict[str, Any]]] = classic_cards.catalogue(edition)
+        return result
+    raise ValueError(f"unknown edition {edition!r} (known: 2023, classic, classic-1994)")
+
+
+def _catalogue_2023() -> dict[str, list[dict[str, Any]]]:
+    programming = [
+        {
+            "id": spec.name,
+            "name": spec.title,
+            "type": spec.type.value,
+            "count": spec.copies,
+            "text": spec.text,
+            "source": spec.source,
+        }
+        for spec in PROGRAMMING_CARDS.values()
+    ]
+    damage = [
+        {
+            "id": spec.name,
+            "name": spec.title,
+            "type": spec.type.value,
+            "count": spec.copies,
+            "text": spec.text,
+            "source": spec.source,
+        }
+        for spec in damage_deck().cards
+    ]
+    sections: dict[str, list[dict[str, Any]]] = {
+        "programming_cards": programming,
+        "damage_cards": damage,
+    }
+    try:
+        upgrades = import_module("roborally.content.upgrades")
+    except ImportError:
+        return sections
+    sections["upgrade_cards"] = upgrades.catalogue()
+    return sections
