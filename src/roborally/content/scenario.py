@@ -73,6 +73,7 @@ class Scenario:
     programs: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
     answers: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     damage_deck: list[str] | None = None
+    damage_discard: list[str] = field(default_factory=list)
     run_from: int = 1
     run_to: int = 5
     run_rounds: int = 0  # >0: run whole rounds from the programming phase
@@ -273,6 +274,8 @@ def _top_level(
         scenario.answers.setdefault((parts[1], parts[2]), []).append(value)
     elif key == "damage deck":
         scenario.damage_deck = _cards(value)
+    elif key == "damage discard":
+        scenario.damage_discard = _cards(value)
     elif key == "run":
         _parse_run(scenario, value, error)
     else:
@@ -373,6 +376,7 @@ def build_state(scenario: Scenario) -> GameState:
 
     if scenario.damage_deck is not None:
         state.damage_deck = [make(n, 1) for n in reversed(scenario.damage_deck)]
+    state.damage_discard = [make(n, 1) for n in scenario.damage_discard]
     for setup, player in zip(scenario.robots, state.players, strict=True):
         player.pos, player.facing = setup.pos, setup.facing
         player.archive, player.archive_arrow = setup.archive or (setup.pos, setup.facing)
@@ -394,6 +398,15 @@ def build_state(scenario: Scenario) -> GameState:
                 else:
                     card = make(name, setup.line)
                 player.registers[index].cards = [card]
+        for register in setup.locked:
+            if program is not None and scenario.run_rounds == 0 and program[register - 1]:
+                raise ScenarioError(
+                    scenario.path,
+                    setup.line,
+                    1,
+                    f"robot {setup.name}: register {register} holds a face-down Haywire and"
+                    " cannot be programmed (write '-' there)",
+                )
         for register, name in setup.locked.items():
             player.registers[register - 1] = Register(cards=[make(name, setup.line)], locked=True)
         if setup.reentry is not None:

@@ -462,21 +462,6 @@ class Rules2023(Mechanics):
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
             first = self.replace_revealed(player, register.cards[0], r)
             register.cards = [first] if first.uid >= 0 else []
-            if register.cards and self.effect_of(first) == "two_cards":
-                for _ in range(2):
-                    drawn = self.draw(player)
-                    if drawn is None:
-                        break
-                    self.emit(
-                        EventKind.CARD_REVEALED,
-                        seat=seat,
-                        card=drawn.name,
-                        amount=r,
-                        cause="haywire",
-                    )
-                    replacement = self.replace_revealed(player, drawn, r)
-                    if replacement.uid >= 0:
-                        register.cards.append(replacement)
         self.s.turn = 0
         self.s.stage = "turns"
 
@@ -640,7 +625,22 @@ class Rules2023(Mechanics):
             self.perform(seat, effect, register)
 
     def resolve_two_cards(self, seat: int, register: Register) -> None:
-        """HW-TWO: resolve both drawn cards in the order the owner chooses (12-B5)."""
+        """HW-TWO at its owner's turn: draw and reveal 2 cards, resolve both in the chosen order.
+
+        The cards are drawn when the Haywire resolves (its printed text, 5.6), so a robot that
+        fell before its turn draws nothing. A drawn SPAM is replaced at once (5.5); both cards
+        stay face up in the register (12-B5).
+        """
+        r = self.s.register
+        player = self.s.players[seat]
+        for _ in range(2):
+            card = self.draw(player)
+            if card is None:
+                break
+            self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r, cause="haywire")
+            replacement = self.replace_revealed(player, card, r)
+            if replacement.uid >= 0:
+                register.cards.append(replacement)
         drawn = register.cards[1:]
         order: tuple[int, ...] = tuple(range(len(drawn)))
         if len(drawn) == 2 and drawn[0].name != drawn[1].name:
