@@ -70,16 +70,68 @@ def _cmd_cards(args: argparse.Namespace) -> int:
         print(json.dumps({"edition": args.edition, **sections}, indent=2, ensure_ascii=False))
         return 0
     for title, cards in sections.items():
-        print(f"{title.replace('_', ' ').capitalize()} ({sum(c.get('count', 1) for c in cards)}"
-              " cards)")
-        columns = [k for k in ("id", "name", "type", "cost", "priority", "count") if any(
-            k in c for c in cards)]
+        print(
+            f"{title.replace('_', ' ').capitalize()} ({sum(c.get('count', 1) for c in cards)}"
+            " cards)"
+        )
+        columns = [
+            k
+            for k in ("id", "name", "type", "cost", "priority", "count")
+            if any(k in c for c in cards)
+        ]
         widths = {k: max(len(k), *(len(str(c.get(k, ""))) for c in cards)) for k in columns}
         print("  " + "  ".join(k.ljust(widths[k]) for k in columns) + "  text")
         for card in cards:
             row = "  ".join(str(card.get(k, "")).ljust(widths[k]) for k in columns)
             print(f"  {row}  {card.get('text', '')}")
         print()
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from roborally.content.boardtext import load_board
+    from roborally.content.courses import board_named, find_course, list_courses
+    from roborally.engine.board import Board, Course, Grid, default_start_facing
+    from roborally.render import RobotMark, render, svg_to_png
+
+    target: Board | Course
+    classic = False
+    try:
+        if args.target.endswith(".board"):
+            target = load_board(args.target)
+        elif args.target.endswith(".course") or args.target in {c.id for c in list_courses()}:
+            info = find_course(args.target)
+            target, classic = info.course, info.edition.startswith("classic")
+        else:
+            target = board_named(args.target)
+    except KeyError:
+        print(f"roborally render: no course or board named {args.target!r}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as error:
+        print(f"roborally render: {error}", file=sys.stderr)
+        return 2
+    robots = None
+    if args.robots:
+        grid = Grid(target if isinstance(target, Course) else Course.single(target))
+        colours = ("#d33", "#36c", "#2a2", "#db2", "#93c", "#e80", "#2bb", "#777")
+        robots = [
+            RobotMark(
+                s.pos, s.facing or default_start_facing(grid, s.pos), colours[i % 8], str(i + 1)
+            )
+            for i, s in enumerate(grid.start_spaces)
+        ]
+    svg = render(target, robots=robots, cell=args.cell, classic=classic or args.classic)
+    out = Path(args.output)
+    if out.suffix.lower() == ".png":
+        svg_to_png(svg, out)
+    elif out.suffix.lower() == ".svg":
+        out.write_text(svg, encoding="utf-8")
+    else:
+        print("roborally render: the output must end in .svg or .png", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
     return 0
 
 
@@ -156,6 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
     cards.add_argument("--edition", default="2023")
     cards.add_argument("--json", action="store_true")
     cards.set_defaults(func=_cmd_cards)
+
+    render_cmd = sub.add_parser("render", help="draw a course or board as SVG or PNG")
+    render_cmd.add_argument("target", help="a course id, a board name, or a .course/.board file")
+    render_cmd.add_argument("-o", "--output", required=True, help="out.svg or out.png")
+    render_cmd.add_argument("--robots", action="store_true", help="put robots on the starts")
+    render_cmd.add_argument("--cell", type=int, default=48, help="pixels per space")
+    render_cmd.add_argument("--classic", action="store_true", help="classic colours")
+    render_cmd.set_defaults(func=_cmd_render)
 
     courses = sub.add_parser("courses", help="list the courses")
     courses.add_argument("--json", action="store_true")

@@ -453,3 +453,21 @@ class Grid:
 
     def board_index(self, pos: Pos) -> int:
         return self.board_of[self.index(pos)]
+
+
+def default_start_facing(grid: Grid, pos: Pos) -> Direction:
+    """The facing of a robot on a start space without one: toward the middle of the factory
+    boards (the longer axis wins), i.e. "toward the factory board" (spec 2.1, 12-C3)."""
+    xs: list[int] = []
+    ys: list[int] = []
+    for i, cell in enumerate(grid.cells):
+        if cell is not None and grid.board_kinds[grid.board_of[i]] == "factory":
+            xs.append(i % grid.width)
+            ys.append(i // grid.width)
+    if not xs:
+        return Direction.NORTH
+    dx = sum(xs) / len(xs) - pos.x
+    dy = sum(ys) / len(ys) - pos.y
+    if abs(dx) >= abs(dy):
+        return Direction.EAST if dx > 0 else Direction.WEST
+    return Direction.SOUTH if dy > 0 else Direction.NORTH
