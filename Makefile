@@ -5,7 +5,20 @@ PY ?= python3
 UV := $(shell command -v uv >/dev/null 2>&1 && echo uv || echo $(PY) -m uv)
 RUN := $(UV) run --frozen
 
-.PHONY: setup play test lint typecheck pytest bench soak clean
+.PHONY: setup system-deps play test lint typecheck pytest bench soak gallery clean
+
+# Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering.
+# Installed only when missing (CI runs as root; elsewhere sudo is used if available).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+system-deps:
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	ldconfig -p 2>/dev/null | grep -q 'libcairo.so.2' || missing="$$missing libcairo2"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			$(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 # Install uv if it is missing, then the locked environment.
 setup:
@@ -23,7 +36,7 @@ lint: setup
 typecheck: setup
 	$(RUN) mypy
 
-pytest: setup
+pytest: setup system-deps
 	$(RUN) pytest
 
 test: lint typecheck pytest
@@ -34,6 +47,9 @@ bench: setup
 
 soak: setup
 	$(RUN) python bench/soak.py --games 1000
+
+gallery: setup system-deps
+	$(RUN) roborally gallery --out docs
 
 clean:
 	rm -rf .venv .pytest_cache .mypy_cache .ruff_cache

@@ -62,11 +62,11 @@ def test_courses_json_lists_every_course(capsys: pytest.CaptureFixture[str]) -> 
 
 BROKEN = [
     ("checkpoints = [[7, 6], [2, 2]]", "checkpoints = [[7, 6], [2, 2]", "Unclosed array"),
-    ('checkpoints = [[7, 6], [2, 2]]', 'checkpoints = [[70, 6]]', "checkpoint at 70,6"),
+    ("checkpoints = [[7, 6], [2, 2]]", "checkpoints = [[70, 6]]", "checkpoint at 70,6"),
     ('name = "training-ground"', 'name = "no-such-board"', "unknown board 'no-such-board'"),
-    ('offset = [0, 10]', 'offset = [0, 5]', "overlap"),
+    ("offset = [0, 10]", "offset = [0, 5]", "overlap"),
     ('arrow = "E"', 'arrow = "Q"', "not a direction"),
-    ('players = [2, 6]', 'players = [6, 2]', "players must be [min, max]"),
+    ("players = [2, 6]", "players = [6, 2]", "players must be [min, max]"),
     ('tier = "starter"', 'tier = "starter"\ncolour = "red"', "unknown key 'colour'"),
 ]
 
@@ -105,3 +105,15 @@ def test_validate_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["validate", str(bad)]) == 1
     out = capsys.readouterr().out
     assert f"{bad}:4:" in out and "unknown cell code 'Q'" in out
+
+
+def test_gallery_has_every_course_and_board(tmp_path: Path) -> None:
+    from roborally.gallery import build_gallery
+
+    build_gallery(tmp_path)
+    page = (tmp_path / "gallery.md").read_text(encoding="utf-8")
+    for info in COURSES:
+        assert f"gallery/course-{info.id}.png" in page
+        assert (tmp_path / "gallery" / f"course-{info.id}.png").stat().st_size > 1000
+    for board in BOARD_DIR.glob("*.board"):
+        assert f"gallery/board-{board.stem}.png" in page

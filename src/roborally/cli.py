@@ -135,6 +135,16 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_gallery(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from roborally.gallery import build_gallery
+
+    written = build_gallery(Path(args.out))
+    print(f"wrote {len(written)} files under {args.out}")
+    return 0
+
+
 def _cmd_courses(args: argparse.Namespace) -> int:
     from roborally.content.courses import list_courses
 
@@ -216,6 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
     render_cmd.add_argument("--cell", type=int, default=48, help="pixels per space")
     render_cmd.add_argument("--classic", action="store_true", help="classic colours")
     render_cmd.set_defaults(func=_cmd_render)
+
+    gallery = sub.add_parser("gallery", help="write the docs gallery of boards and courses")
+    gallery.add_argument("--out", default="docs")
+    gallery.set_defaults(func=_cmd_gallery)
 
     courses = sub.add_parser("courses", help="list the courses")
     courses.add_argument("--json", action="store_true")
