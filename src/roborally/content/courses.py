@@ -90,13 +90,29 @@ class CourseInfo:
         }
 
 
-def _locate(text: str, needle: str) -> tuple[int, int]:
-    """The line and column of the first ``needle`` in ``text`` (1, 1 if absent)."""
-    for number, line in enumerate(text.splitlines(), start=1):
+def _locate(text: str, needle: str, table: str = "", index: int = 0) -> tuple[int, int]:
+    """The line and column of ``needle`` in ``text`` (1, 1 if absent).
+
+    With ``table``, search inside the ``index``-th ``[[table]]`` entry only.
+    """
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+    if table:
+        heads = [i for i, line in enumerate(lines) if line.strip() == f"[[{table}]]"]
+        if index < len(heads):
+            start = heads[index]
+            end = next(
+                (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+                len(lines),
+            )
+            if not needle:
+                return start + 1, 1
+    for number in range(start, end):
+        line = lines[number]
         column = line.find(needle)
         if column >= 0 and not line.lstrip().startswith("#"):
-            return number, column + 1
-    return 1, 1
+            return number + 1, column + 1
+    return (start + 1, 1) if table else (1, 1)
 
 
 @cache
@@ -118,6 +134,8 @@ def _pos(value: Any, what: str) -> Pos:
     return Pos(value[0], value[1])
 
 
+_BOARD_KEYS = {"name", "offset", "rotation"}
+_REBOOT_KEYS = {"at", "arrow"}
 _KEYS = {
     "id",
     "title",
@@ -149,8 +167,8 @@ def parse_course(
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(error))
         raise CourseFormatError(filename, line, column, message) from None
 
-    def fail(key: str, message: str) -> CourseFormatError:
-        line, column = _locate(text, key)
+    def fail(key: str, message: str, table: str = "", index: int = 0) -> CourseFormatError:
+        line, column = _locate(text, key, table, index)
         return CourseFormatError(filename, line, column, message)
 
     for key in data:
@@ -163,38 +181,60 @@ def parse_course(
     if not isinstance(course_id, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", course_id):
         raise fail("id", f"id must be a lowercase slug, got {course_id!r}")
     placed: list[PlacedBoard] = []
-    for entry in data["board"]:
+    for table, known in (("board", _BOARD_KEYS), ("reboot", _REBOOT_KEYS)):
+        entries = data.get(table, [])
+        if not isinstance(entries, list):
+            raise fail(table, f"{table!r} must be a list of [[{table}]] tables")
+        for index, entry in enumerate(entries):
+            for key in entry:
+                if key not in known:
+                    raise fail(
+                        key,
+                        f"unknown key {key!r} in [[{table}]] (known: {', '.join(sorted(known))})",
+                        table,
+                        index,
+                    )
+    for index, entry in enumerate(data["board"]):
         name = entry.get("name")
         try:
             board = (boards or {}).get(name) if name else None
             board = board or board_named(str(name))
         except KeyError:
-            raise fail(f'"{name}"', f"unknown board {name!r}") from None
+            raise fail("name", f"unknown board {name!r}", "board", index) from None
         except BoardFormatError as error:
             raise CourseFormatError(
                 error.filename, error.line, error.column, error.message
             ) from None
         rotation = entry.get("rotation", 0)
         if rotation not in (0, 1, 2, 3):
-            raise fail("rotation", f"rotation must be 0-3 quarter turns, got {rotation!r}")
+            raise fail(
+                "rotation", f"rotation must be 0-3 quarter turns, got {rotation!r}", "board", index
+            )
         try:
             offset = _pos(entry.get("offset", [0, 0]), "offset")
         except ValueError as error:
-            raise fail("offset", str(error)) from None
+            raise fail("offset", str(error), "board", index) from None
         placed.append(PlacedBoard(board, offset, rotation))
     try:
         checkpoints = tuple(_pos(p, "a checkpoint") for p in data.get("checkpoints", []))
-        reboots = tuple(
-            RebootToken(
-                _pos(r.get("at"), "a reboot token's 'at'"),
-                Direction.parse(str(r.get("arrow", "N"))),
-            )
-            for r in data.get("reboot", [])
-        )
+    except ValueError as error:
+        raise fail("checkpoints", str(error)) from None
+    try:
         inactive = frozenset(_pos(p, "an inactive space") for p in data.get("inactive", []))
     except ValueError as error:
-        word = str(error).split()[1].strip("'")
-        raise fail(word if word in text else "checkpoints", str(error)) from None
+        raise fail("inactive", str(error)) from None
+    reboot_list: list[RebootToken] = []
+    for index, entry in enumerate(data.get("reboot", [])):
+        try:
+            at = _pos(entry.get("at"), "a reboot token's 'at'")
+        except ValueError as error:
+            raise fail("at", str(error), "reboot", index) from None
+        try:
+            arrow = Direction.parse(str(entry.get("arrow", "N")))
+        except ValueError as error:
+            raise fail("arrow", str(error), "reboot", index) from None
+        reboot_list.append(RebootToken(at, arrow))
+    reboots = tuple(reboot_list)
     players = data.get("players", [2, 6])
     if (
         not isinstance(players, list)
@@ -219,7 +259,7 @@ def parse_course(
     try:
         Grid(course)
     except BoardError as error:
-        raise CourseFormatError(filename, 1, 1, str(error)) from None
+        raise _grid_error(text, filename, str(error), data) from None
     return CourseInfo(
         course_id,
         str(data["title"]),
@@ -231,6 +271,21 @@ def parse_course(
         str(data.get("follows", "")),
         filename,
     )
+
+
+def _grid_error(text: str, filename: str, message: str, data: dict[str, Any]) -> CourseFormatError:
+    """Place an error found while joining the boards on the line it most likely comes from."""
+    if "overlap" in message:
+        names = re.findall(r"'([^']+)'", message)
+        index = max((i for i, e in enumerate(data["board"]) if e.get("name") in names), default=0)
+        line, column = _locate(text, "offset", "board", index)
+    elif "reboot token" in message:
+        line, column = _locate(text, "", "reboot", len(data.get("reboot", [])) - 1)
+    elif "checkpoint" in message:
+        line, column = _locate(text, "checkpoints")
+    else:
+        line, column = 1, 1
+    return CourseFormatError(filename, line, column, message)
 
 
 def load_course_file(path: str | Path) -> CourseInfo:

@@ -60,6 +60,11 @@ class Record:
 
     def config(self) -> GameConfig:
         h = self.headers
+        for key in ("seed", "max-rounds"):
+            if key in h and not h[key].lstrip("-").isdigit():
+                raise RecordError(
+                    f"{self.filename}: header {key!r} must be a whole number, got {h[key]!r}"
+                )
         try:
             course = find_course(h["course"]).course
             variants = frozenset(v for v in h.get("variants", "-").split() if v != "-")

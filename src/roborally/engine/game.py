@@ -22,7 +22,9 @@ from enum import StrEnum
 from typing import Any
 
 from roborally.engine.decisions import (
+    TIMEOUT,
     Action,
+    ActionError,
     Decision,
     IllegalActionError,
     InvalidActionError,
@@ -138,9 +140,12 @@ class Game:
             raise NotYourDecisionError(
                 f"decision {decision.id!r} belongs to seat {decision.seat + 1}, not {action.seat!r}"
             )
+        _check_choice_type(decision, action.choice)
         try:
             return self._rules.validate(decision, action.choice)
-        except (TypeError, KeyError) as error:
+        except (TypeError, KeyError, ValueError) as error:
+            if isinstance(error, ActionError):
+                raise
             raise InvalidActionError(f"{decision.id}: malformed choice ({error})") from None
 
     def apply(self, action: Action) -> list[Event]:
@@ -159,3 +164,35 @@ class Game:
         clone.actions = list(self.actions)
         clone._pending = list(self._pending)
         return clone
+
+
+def _same_shape(choice: Any, option: Any) -> bool:
+    """Whether ``choice`` has the type of ``option`` (bools are not numbers here)."""
+    if isinstance(option, bool) or isinstance(choice, bool):
+        return isinstance(option, bool) and isinstance(choice, bool)
+    if isinstance(option, int):
+        return isinstance(choice, int) or (
+            isinstance(choice, str) and choice.strip().isascii() and choice.strip().isdigit()
+        )
+    if isinstance(option, str):
+        return isinstance(choice, str)
+    if isinstance(option, tuple):
+        return (
+            isinstance(choice, (tuple, list))
+            and len(choice) == len(option)
+            and all(_same_shape(c, o) for c, o in zip(choice, option, strict=True))
+        )
+    return True
+
+
+def _check_choice_type(decision: Decision, choice: Any) -> None:
+    """Refuse a choice whose type cannot match any option, as malformed (not merely illegal)."""
+    if choice == TIMEOUT or not decision.options:
+        return
+    if not any(_same_shape(choice, option) for option in decision.options):
+        if all(isinstance(o, bool) for o in decision.options):
+            raise InvalidActionError(f"{decision.id}: answer true or false, got {choice!r}")
+        shown = ", ".join(repr(o) for o in decision.options)
+        raise InvalidActionError(
+            f"{decision.id}: {choice!r} is not a {decision.kind.value} choice (options: {shown})"
+        )

@@ -38,6 +38,12 @@ def _pos(p: Pos | None) -> list[int] | None:
     return None if p is None else [p.x, p.y]
 
 
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (tuple, list)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
 NUM_REGISTERS = 5
 HAND_SIZE = 9
 MAX_ENERGY = 10
@@ -269,6 +275,10 @@ class GameState:
             "winner": self.winner,
             "over": self.over,
             "players": [p.to_dict() for p in self.players],
+            "blocked_starts": sorted([p.x, p.y] for p in self.blocked_starts),
+            "answers": {
+                key: [a.seat, _jsonable(a.choice)] for key, a in sorted(self.answers.items())
+            },
         }
 
     def digest(self) -> str:
