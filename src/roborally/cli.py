@@ -118,7 +118,10 @@ def _cmd_render(args: argparse.Namespace) -> int:
         colours = ("#d33", "#36c", "#2a2", "#db2", "#93c", "#e80", "#2bb", "#777")
         robots = [
             RobotMark(
-                s.pos, s.facing or default_start_facing(grid, s.pos), colours[i % 8], str(i + 1)
+                s.pos,
+                s.facing if s.facing is not None else default_start_facing(grid, s.pos),
+                colours[i % 8],
+                str(i + 1),
             )
             for i, s in enumerate(grid.start_spaces)
         ]

@@ -25,6 +25,10 @@ class Direction(IntEnum):
     SOUTH = 2
     WEST = 3
 
+    def __bool__(self) -> bool:
+        # A direction is always a value: NORTH (0) must not read as "no direction".
+        return True
+
     @property
     def opposite(self) -> Direction:
         return Direction((self + 2) % 4)
