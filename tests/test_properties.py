@@ -56,9 +56,16 @@ def register_cards(state: GameState, seat: int) -> list[Card]:
 
 
 def owned_cards(state: GameState, seat: int) -> list[Card]:
-    """Every card a player holds anywhere: deck, hand, discard and registers."""
+    """Every card a player holds anywhere: deck, hand, discard, registers, on Memory Cards and
+    removed from the game by Self-Diagnostics."""
     p = state.players[seat]
-    return [*p.deck, *p.hand, *p.discard, *register_cards(state, seat)]
+    return [*p.deck, *p.hand, *p.discard, *register_cards(state, seat), *p.memory, *p.removed]
+
+
+def hand_size(state: GameState, seat: int) -> int:
+    """9 cards, 10 with Flash Drive (000: 821)."""
+    flash = any(c.name == "flash_drive" for c in state.players[seat].installed)
+    return HAND_SIZE + 1 if flash else HAND_SIZE
 
 
 def check_invariants(game: Game, last_checkpoints: list[int]) -> None:
@@ -81,7 +88,7 @@ def check_invariants(game: Game, last_checkpoints: list[int]) -> None:
     # Programming cards: 20 per player, all somewhere, unique.
     damage_names = {spec.name for spec in state.config.damage_deck.cards}
     for p in state.players:
-        assert not p.removed, f"P{p.seat + 1} has cards removed from the game: {p.removed}"
+        assert all(c.name in PROGRAMMING_CARDS or c.name in damage_names for c in p.removed)
         cards = owned_cards(state, p.seat)
         programming = [c for c in cards if c.name in PROGRAMMING_CARDS]
         unknown = [
@@ -93,7 +100,11 @@ def check_invariants(game: Game, last_checkpoints: list[int]) -> None:
         )
         assert len({c.uid for c in programming}) == 20, f"P{p.seat + 1} has duplicated cards"
         assert all(c.uid >= 0 for c in cards), f"P{p.seat + 1} holds a placeholder card"
-        assert len(p.hand) <= HAND_SIZE, f"P{p.seat + 1} holds {len(p.hand)} cards"
+        # Memory Cards and Rewire put cards in the hand before it is drawn up, so it may hold
+        # more than the hand size then; after the draw it never does more than that.
+        if state.stage in ("prog_window", "program"):
+            kept = sum(1 for c in p.hand if c.name in damage_names)
+            assert len(p.hand) <= max(hand_size(state, p.seat), kept + len(p.memory) + 5)
 
     # Damage cards: 40, conserved, unique, with the composition of the deck spec.
     damage = [*state.damage_deck, *state.damage_discard]
@@ -196,10 +207,14 @@ def random_choice(rng: random.Random, decision: Decision, timeout_rate: float) -
     if decision.kind is DecisionKind.PROGRAM:
         hand = list(decision.info["hand"])
         rng.shuffle(hand)
-        return tuple(
+        for name in decision.info.get("forced", []):  # Rewire: these must be programmed
+            hand.remove(name)
+            hand.append(name)
+        program = [
             None if i + 1 in decision.info["locked"] or not hand else hand.pop()
             for i in range(NUM_REGISTERS)
-        )
+        ]
+        return tuple(program)
     if decision.kind is DecisionKind.SHUTDOWN:
         return rng.random() < 0.05
     if decision.kind is DecisionKind.REBOOT_FACING:
@@ -260,7 +275,8 @@ def _check_program_decisions(game: Game) -> None:
         for i in locked:
             assert player.registers[i - 1].locked
         reserve = len(player.deck) + len(player.discard)
-        assert len(player.hand) == HAND_SIZE or reserve == 0, "the hand was not filled to 9"
+        size = hand_size(game.state, d.seat)
+        assert len(player.hand) >= size or reserve == 0, "the hand was not filled to 9"
 
 
 def replayed(game: Game, actions: list[Action] | None = None) -> Game:
@@ -364,8 +380,12 @@ def test_hypothesis_drawn_choices_keep_every_invariant(
         if data.draw(st.integers(0, 9), label="timeout?") == 0:
             return TIMEOUT
         if d.kind is DecisionKind.PROGRAM:
-            hand = data.draw(st.permutations(d.info["hand"]), label=d.id)
-            cards = iter(hand)
+            forced = list(d.info.get("forced", []))  # Rewire: these must be programmed
+            rest = list(d.info["hand"])
+            for name in forced:
+                rest.remove(name)
+            hand = data.draw(st.permutations(rest), label=d.id)
+            cards = iter([*forced, *hand])
             return tuple(
                 None if i + 1 in d.info["locked"] else next(cards, None)
                 for i in range(NUM_REGISTERS)

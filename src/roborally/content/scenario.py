@@ -48,6 +48,10 @@ class RobotSetup:
     rebooted_this_round: bool = False
     archive: tuple[Pos, Direction] | None = None
     shutdown: bool = False
+    classic: list[tuple[str, str, int]] = field(default_factory=list)  # (word, rest, line)
+    upgrades: list[str] = field(default_factory=list)  # installed upgrade cards (2023)
+    reserve: list[str] = field(default_factory=list)  # upgrade cards in reserve (2023)
+    memory: list[str] = field(default_factory=list)  # cards parked on Memory Cards (2023)
 
 
 @dataclass
@@ -82,6 +86,9 @@ class Scenario:
     expectations: list[Expectation] = field(default_factory=list)
     event_lines: list[tuple[int, str]] = field(default_factory=list)
     events_line: int = 0
+    classic: dict[str, tuple[str, int]] = field(default_factory=dict)  # key -> (value, line)
+    upgrade_deck: list[str] | None = None  # top first; None: the unused upgrades, shuffled
+    upgrade_discard: list[str] = field(default_factory=list)
 
 
 _ROBOT_RE = re.compile(r"^robot\s+(\w+)\s*:\s*(.*)$")
@@ -213,6 +220,28 @@ _EXPECT_KINDS = {
     "removed",
     "priority",
     "over",
+    # upgrade cards of the 2023 edition
+    "upgrades",
+    "reserve",
+    "memory",
+    "upgrade deck",
+    "upgrade discard",
+    # classic editions (roborally.engine.classic.scenario.EXPECTATIONS)
+    "damage tokens",
+    "lives",
+    "options",
+    "powered down",
+    "announced",
+    "locked",
+    "archive",
+    "eliminated",
+    "destructions",
+    "stored",
+    "places",
+    "program discard",
+    "option discard",
+    "program cards",
+    "dealt",
 }
 
 
@@ -244,9 +273,12 @@ def _top_level(
         scenario.round = int(value)
     elif key == "variants":
         chosen = frozenset(v.strip() for v in value.replace(",", " ").split())
-        unknown = chosen - set(VARIANTS)
+        known: tuple[str, ...] = VARIANTS
+        if scenario.edition != "2023":
+            known = edition_named(scenario.edition).variants
+        unknown = chosen - set(known)
         if unknown:
-            raise error(f"unknown variant(s) {sorted(unknown)}; known: {', '.join(VARIANTS)}")
+            raise error(f"unknown variant(s) {sorted(unknown)}; known: {', '.join(known)}")
         scenario.variants = chosen
     elif key == "reboot damage":
         scenario.reboot_damage = int(value)
@@ -256,6 +288,12 @@ def _top_level(
         if value not in names:
             raise error(f"priority: {value} is not a declared robot")
         scenario.priority = value
+    elif key == "upgrade deck":
+        scenario.upgrade_deck = _cards(value)
+    elif key == "upgrade discard":
+        scenario.upgrade_discard = _cards(value)
+    elif key in ("program deck", "option deck"):
+        scenario.classic[key] = (value, lineno)  # classic editions: shared decks, top first
     elif key.startswith("program "):
         name = key.split()[1]
         if name not in names:
@@ -332,8 +370,23 @@ def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) ->
         robot.shutdown = True
     elif word == "rebooted":
         robot.rebooted_this_round = True
+    elif word == "upgrades":
+        robot.upgrades = _cards(rest)
+    elif word == "reserve":
+        robot.reserve = _cards(rest)
+    elif word == "memory":
+        robot.memory = _cards(rest)
+    elif word in _CLASSIC_ATTRIBUTES:
+        robot.classic.append((word, rest, lineno))
     else:
         raise fail(lineno, f"unknown robot attribute {word!r}")
+
+
+#: Robot attributes of the classic editions (roborally.engine.classic.scenario).
+_CLASSIC_ATTRIBUTES = frozenset(
+    {"damage", "lives", "options", "powered", "announced", "dock", "register", "stored"}
+    | {"destroyed"}
+)
 
 
 # --------------------------------------------------------------------------- running
@@ -351,6 +404,10 @@ class Result:
 def build_state(scenario: Scenario) -> GameState:
     """The scenario's starting position as a game state."""
     assert scenario.course is not None
+    if scenario.edition.startswith("classic"):
+        from roborally.engine.classic.scenario import build_state as build_classic_state
+
+        return build_classic_state(scenario)
     names = tuple(r.name for r in scenario.robots)
     try:
         config = GameConfig(
@@ -389,15 +446,18 @@ def build_state(scenario: Scenario) -> GameState:
             player.deck = [make(n, setup.line) for n in reversed(setup.deck)]
         program = scenario.programs.get(setup.name)
         if scenario.run_rounds == 0 and program is not None:
-            for index, name in enumerate(program):
-                if name is None:
+            for index, entry in enumerate(program):
+                if entry is None:
                     continue
-                card = next((c for c in player.deck if c.name == name), None)
-                if card is not None and setup.deck is None:
-                    player.deck.remove(card)
-                else:
-                    card = make(name, setup.line)
-                player.registers[index].cards = [card]
+                cards: list[Card] = []
+                for name in entry.split("+"):  # a Crab Legs pair: "move1+rotate_left"
+                    card = next((c for c in player.deck if c.name == name), None)
+                    if card is not None and setup.deck is None:
+                        player.deck.remove(card)
+                    else:
+                        card = make(name, setup.line)
+                    cards.append(card)
+                player.registers[index].cards = cards
         for register in setup.locked:
             if program is not None and scenario.run_rounds == 0 and program[register - 1]:
                 raise ScenarioError(
@@ -415,6 +475,7 @@ def build_state(scenario: Scenario) -> GameState:
         player.rebooted_this_round = setup.rebooted_this_round
         player.shutdown = setup.shutdown
         player.programmed = True
+    _place_upgrades(scenario, state)
     state.round = scenario.round
     if scenario.run_rounds:
         state.round = scenario.round - 1
@@ -423,6 +484,48 @@ def build_state(scenario: Scenario) -> GameState:
         state.register = scenario.run_from
         state.stage = "reveal"
     return state
+
+
+def _place_upgrades(scenario: Scenario, state: GameState) -> None:
+    """Upgrade cards (2023): none are dealt; robots hold what their lines say."""
+    wanted = any(r.upgrades or r.reserve or r.memory for r in scenario.robots)
+    wanted = wanted or bool(scenario.upgrade_deck or scenario.upgrade_discard)
+    if not state.upgrades:
+        if wanted:
+            raise ScenarioError(scenario.path, 1, 1, "this game has no upgrade cards")
+        return
+    pool: list[Card] = list(state.upgrade_deck)
+    for player in state.players:
+        pool.extend(player.reserve)
+        player.reserve = []
+
+    def take(name: str, line: int) -> Card:
+        card = next((c for c in pool if c.name == name), None)
+        if card is None:
+            raise ScenarioError(
+                scenario.path, line, 1, f"no upgrade card {name!r} left (each exists once)"
+            )
+        pool.remove(card)
+        return card
+
+    for setup, player in zip(scenario.robots, state.players, strict=True):
+        player.installed = [take(n, setup.line) for n in setup.upgrades]
+        player.reserve = [take(n, setup.line) for n in setup.reserve]
+        for name in setup.memory:
+            if name not in PROGRAMMING_CARDS:
+                raise ScenarioError(
+                    scenario.path, setup.line, 1, f"not a programming card {name!r}"
+                )
+            player.memory.append(state.new_card(name))
+    state.upgrade_discard = [take(n, 1) for n in scenario.upgrade_discard]
+    if scenario.upgrade_deck is not None:
+        state.upgrade_deck = [take(n, 1) for n in reversed(scenario.upgrade_deck)]
+    else:
+        state.upgrade_deck = pool
+
+
+#: Decision kinds about upgrades: an unanswered one takes its default (use nothing, done).
+_UPGRADE_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 
 
 def _answer(
@@ -437,6 +540,21 @@ def _answer(
     key = (name, decision.kind.value)
     given = scenario.answers.get(key, [])
     index = used.get(key, 0)
+    if decision.kind in _UPGRADE_KINDS:
+        options = {" ".join(str(o).split()).lower(): o for o in decision.options}
+        if index >= len(given):
+            return Action(decision.id, decision.seat, decision.options[0])
+        wanted = " ".join(given[index].split()).lower()
+        if wanted not in options:
+            if decision.kind is DecisionKind.UPGRADE:
+                # the next answer is for a later question: this one takes its default
+                return Action(decision.id, decision.seat, decision.options[0])
+            raise _RunError(
+                f"answer {name} {decision.kind.value}: {given[index]!r} is not legal at"
+                f" {decision.id}; the options are: {', '.join(map(str, decision.options))}"
+            )
+        used[key] = index + 1
+        return Action(decision.id, decision.seat, options[wanted])
     if index >= len(given):
         if decision.kind is DecisionKind.SHUTDOWN:
             return Action(decision.id, decision.seat, False)
@@ -583,6 +701,15 @@ def _actual(
         return " ".join(c.name for c in state.damage_discard) or "-"
     if what == "damage deck":
         return " ".join(c.name for c in reversed(state.damage_deck)) or "-"
+    if what == "upgrade discard":
+        return " ".join(c.name for c in state.upgrade_discard) or "-"
+    if what == "upgrade deck":
+        return " ".join(c.name for c in reversed(state.upgrade_deck)) or "-"
+    if state.config.edition.startswith("classic"):
+        from roborally.engine.classic.scenario import EXPECTATIONS, expectation
+
+        if what in EXPECTATIONS:
+            return expectation(what, state, player, names, events)
     assert isinstance(player, Player), f"expect {what} needs a robot"
     if what == "at":
         if player.pos is None:
@@ -611,6 +738,12 @@ def _actual(
         return " ".join(c.name for c in reversed(player.deck)) or "-"
     if what == "removed":
         return " ".join(sorted(c.name for c in player.removed)) or "-"
+    if what == "upgrades":
+        return " ".join(sorted(c.name for c in player.installed)) or "-"
+    if what == "reserve":
+        return " ".join(sorted(c.name for c in player.reserve)) or "-"
+    if what == "memory":
+        return " ".join(sorted(c.name for c in player.memory)) or "-"
     if what == "register":
         number, _, _ = exp.value.partition(" ")
         if not number.isdigit() or not 1 <= int(number) <= 5:

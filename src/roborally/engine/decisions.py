@@ -20,6 +20,8 @@ class DecisionKind(StrEnum):
     REBOOT_FACING = "reboot_facing"  # facing when re-entering the board
     SIDESTEP = "sidestep"  # the Haywire "Move 2 left or right": which side
     CARD_ORDER = "card_order"  # the Haywire "resolve both in the order you choose"
+    UPGRADE_PHASE = "upgrade_phase"  # one step of the upgrade phase: draw, install, use, done
+    UPGRADE = "upgrade"  # use an upgrade in a timing window, or a choice an upgrade offers
 
 
 #: The choice that asks the game to apply a decision's default (timer expired, player absent).

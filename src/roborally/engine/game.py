@@ -33,7 +33,6 @@ from roborally.engine.decisions import (
 from roborally.engine.editions import edition
 from roborally.engine.events import Event
 from roborally.engine.state import GameConfig, GameState
-from roborally.engine.view import observation
 
 #: The 2023 edition's rules version (each edition carries its own: ``Game.rules_version``).
 RULES_VERSION = "2023/1"
@@ -120,7 +119,7 @@ class Game:
 
     def observation(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may see (spec 4.7); ``None`` gives the public spectator view."""
-        return observation(self._state, seat, self.pending_decisions())
+        return self._rules.observation(seat, self.pending_decisions())
 
     def digest(self) -> str:
         return self._state.digest()

@@ -29,7 +29,7 @@ from roborally.engine.editions import Edition
 from roborally.engine.editions import register as register_edition
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.mechanics import Mechanics, Suspend
+from roborally.engine.mechanics import Suspend
 from roborally.engine.rng import Rng
 from roborally.engine.state import (
     HAND_SIZE,
@@ -42,10 +42,19 @@ from roborally.engine.state import (
     Player,
     Register,
 )
+from roborally.engine.upgrades import REPLACEMENT_WEAPONS, UpgradeRules, deal_upgrades
+from roborally.engine.view import observation
 
 BLUE = frozenset({BeltColor.BLUE})
 GREEN = frozenset({BeltColor.GREEN})
 ROTATIONS = {"rotate_right": Turn.RIGHT, "rotate_left": Turn.LEFT, "u_turn": Turn.U_TURN}
+#: The parts of one player's turn in step A2 (4.3.1, 4.5): re-entry, the window before the
+#: card (W-PRE), the card, the window after it (W-POST).
+TURN_STEPS = ("reenter", "pre", "resolve", "post")
+#: Upgrades that may ask their owner something while the owner's register card resolves.
+ASKING_ON_OWN_CARD = ("brakes", "drifting", "power_slide", "piercing_drill", "modular_chassis")
+#: Decision kinds whose choice is one of a few option strings.
+STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 
 
 def new_state(config: GameConfig) -> GameState:
@@ -70,12 +79,22 @@ def new_state(config: GameConfig) -> GameState:
         state.priority = rng.below(len(players))
     else:
         state.priority = config.first_player
+    if not lighter:
+        deal_upgrades(state)  # 2.1 step 4; not in the lighter game (11.1.1)
     state.stage = "competitive" if "competitive_start" in config.variants else "place"
     return state
 
 
-class Rules2023(Mechanics):
-    """The rules of the 2023 edition, run as stages over a :class:`GameState`."""
+class Rules2023(UpgradeRules):
+    """The rules of the 2023 edition, run as stages over a :class:`GameState`.
+
+    The upgrade cards (phase, windows, triggers, weapons) come from
+    :class:`~roborally.engine.upgrades.UpgradeRules`.
+    """
+
+    def observation(self, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
+        """What ``seat`` may see (spec 4.7); rulesets with more public state override it."""
+        return observation(self.s, seat, pending)
 
     # ================================================================ driver
     def advance(self) -> list[Decision]:
@@ -112,6 +131,19 @@ class Rules2023(Mechanics):
             return TIMEOUT
         if decision.kind is DecisionKind.PROGRAM:
             return self.validate_program(decision, choice)
+        if decision.kind in STRING_KINDS:
+            if not isinstance(choice, str):
+                raise InvalidActionError(
+                    f"{decision.id}: the choice is one of the option texts, got {choice!r}"
+                )
+            wanted = " ".join(choice.split()).lower()
+            for option in decision.options:
+                if option.lower() == wanted:
+                    return option
+            raise IllegalActionError(
+                f"{decision.id}: {choice!r} is not a legal choice; choose one of "
+                + ", ".join(repr(o) for o in decision.options)
+            )
         if decision.kind is DecisionKind.CARD_ORDER:
             if not isinstance(choice, (list, tuple)) or not all(isinstance(c, int) for c in choice):
                 raise InvalidActionError(f"{decision.id}: the order must be a list of positions")
@@ -158,13 +190,24 @@ class Rules2023(Mechanics):
                 raise InvalidActionError(f"{decision.id}: {entry!r} is not a card name")
         locked: list[int] = decision.info["locked"]
         hand: list[str] = decision.info["hand"]
+        wanted = Counter[str]()
         for index, entry in enumerate(program):
             if index + 1 in locked and entry is not None:
                 raise IllegalActionError(
                     f"{decision.id}: register {index + 1} holds a face-down Haywire and cannot"
                     " be programmed (000: 598-606)"
                 )
-        wanted = Counter(e for e in program if e is not None)
+            if entry is not None and "+" in entry:
+                pair = self.pair_of(entry)
+                if pair is None or not decision.info.get("pairs"):
+                    raise IllegalActionError(
+                        f"{decision.id}: {entry!r}: only Crab Legs lets a register hold two"
+                        " cards, a move1 with a rotate_left or rotate_right (000: 733)"
+                    )
+                program[index] = "+".join(pair)
+                wanted.update(pair)
+            elif entry is not None:
+                wanted[entry] += 1
         have = Counter(hand)
         for name, count in wanted.items():
             if have[name] < count:
@@ -173,9 +216,15 @@ class Rules2023(Mechanics):
                     f"{decision.id}: {name} is used {count} time(s) but the hand holds {held}"
                     f" (hand: {' '.join(sorted(hand))})"
                 )
+        for name, count in Counter(decision.info.get("forced", [])).items():
+            if wanted[name] < count:
+                raise IllegalActionError(
+                    f"{decision.id}: Rewire: every Haywire in your hand ({name}) must be"
+                    " programmed this round (000: 868)"
+                )
         open_registers = NUM_REGISTERS - len(locked)
         must_fill = min(open_registers, len(hand))
-        if sum(wanted.values()) < must_fill:
+        if sum(1 for e in program if e is not None) < must_fill:
             empty = [i + 1 for i, e in enumerate(program) if e is None and i + 1 not in locked]
             raise IllegalActionError(
                 f"{decision.id}: every register must be filled; registers {empty} are empty"
@@ -188,12 +237,24 @@ class Rules2023(Mechanics):
         if decision.kind is DecisionKind.PROGRAM:
             hand = list(decision.info["hand"])
             self.s.rng.shuffle(hand)
+            forced = list(decision.info.get("forced", []))
+            if forced:
+                # 12-B13: the Haywires Rewire put in the hand are placed first.
+                for name in forced:
+                    hand.remove(name)
+                hand.extend(forced)
             program: list[str | None] = []
             for index in range(NUM_REGISTERS):
                 if index + 1 in decision.info["locked"] or not hand:
                     program.append(None)
                 else:
                     program.append(hand.pop())
+            if forced:
+                slots = [i for i, e in enumerate(program) if e is not None]
+                names = [program[i] for i in slots]
+                self.s.rng.shuffle(names)
+                for i, name in zip(slots, names, strict=True):
+                    program[i] = name
             return tuple(program)
         if decision.kind is DecisionKind.SHUTDOWN:
             return False
@@ -210,11 +271,22 @@ class Rules2023(Mechanics):
         open_slots = [i for i in range(NUM_REGISTERS) if i + 1 not in locked]
         hand = decision.info["hand"]
         count = min(len(open_slots), len(hand))
+        forced = Counter(decision.info.get("forced", []))
+        have = Counter(hand)
+        units: list[str] = list(hand)
+        if decision.info.get("pairs"):  # Crab Legs: as many pairs as the hand can make
+            for rotation in ("rotate_left", "rotate_right"):
+                pair = f"move1+{rotation}"
+                units.extend([pair] * min(have["move1"], have[rotation]))
         seen: set[tuple[str, ...]] = set()
-        for combo in permutations(hand, count):
+        for combo in permutations(units, count):
             if combo in seen:
                 continue
             seen.add(combo)
+            if len(units) > len(hand) or forced:
+                used = Counter(n for entry in combo for n in entry.split("+"))
+                if used - have or any(used[n] < c for n, c in forced.items()):
+                    continue
             program: list[str | None] = [None] * NUM_REGISTERS
             for slot, name in zip(open_slots, combo, strict=False):
                 program[slot] = name
@@ -321,12 +393,12 @@ class Rules2023(Mechanics):
             player.shutdown = False
             player.rebooted_this_round = False
             player.programmed = False
+            player.drew = False
+            player.installed_now = False
+        self.reset_windows()
         self.emit(EventKind.ROUND_STARTED, seat=self.s.priority)
+        self.return_memory()  # Memory Cards: at the start of the upgrade phase (000: 727)
         self.s.stage = "upgrade"
-
-    def stage_upgrade(self) -> None:
-        """4.1: the upgrade phase (upgrade cards are a separate module; nothing to do without)."""
-        self.s.stage = "draw"
 
     def stage_draw(self) -> None:
         """4.2 step 1: draw up to the hand size, reshuffling the discard when the deck runs out."""
@@ -340,9 +412,15 @@ class Rules2023(Mechanics):
                 player.hand.append(card)
                 drawn += 1
             self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=drawn)
-        self.s.stage = "program"
+        if self.s.upgrades:
+            self.spam_filter()
+        self.reset_windows()
+        self.s.stage = "prog_window"
 
     def hand_size(self, player: Player) -> int:
+        """9 cards; 10 with Flash Drive (000: 821)."""
+        if self.s.upgrades and self.has(player, "flash_drive"):
+            return HAND_SIZE + 1
         return HAND_SIZE
 
     def draw(self, player: Player) -> Card | None:
@@ -354,6 +432,7 @@ class Rules2023(Mechanics):
             player.discard = []
             self.s.rng.shuffle(player.deck)
             self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        player.top_visible = False  # Spam Filter shows the top card only until it is drawn
         return player.deck.pop()
 
     def program_decision(self, player: Player) -> Decision:
@@ -365,7 +444,12 @@ class Rules2023(Mechanics):
             "Program your registers",
             (),
             "fill the empty registers at random from the hand",
-            {"hand": [c.name for c in player.hand], "locked": locked, "registers": NUM_REGISTERS},
+            {
+                "hand": [c.name for c in player.hand],
+                "locked": locked,
+                "registers": NUM_REGISTERS,
+                **self.program_info(player),
+            },
         )
 
     def stage_program(self) -> None:
@@ -378,18 +462,26 @@ class Rules2023(Mechanics):
             if choice == TIMEOUT:
                 choice = self.default_choice(decision)
             self.install_program(self.s.players[seat], choice)
-        self.s.stage = "shutdown"
+        self.reset_windows()
+        self.s.stage = "memory"
 
     def install_program(self, player: Player, program: tuple[str | None, ...]) -> None:
-        for index, name in enumerate(program):
-            if name is None:
+        for index, entry in enumerate(program):
+            if entry is None:
                 continue
-            card = next(c for c in player.hand if c.name == name)
-            player.hand.remove(card)
-            player.registers[index].cards = [card]
+            cards: list[Card] = []
+            for name in entry.split("+"):  # a Crab Legs pair holds two cards (000: 733)
+                card = next(c for c in player.hand if c.name == name)
+                player.hand.remove(card)
+                cards.append(card)
+            player.registers[index].cards = cards
         player.programmed = True
         self.emit(EventKind.PROGRAMMED, seat=player.seat)
-        # 4.2 step 4: discard the rest of the hand; damage cards stay (000: 174).
+        if not (self.s.upgrades and self.has(player, "memory_cards")):
+            self.discard_hand(player)  # Memory Cards first (stage_memory)
+
+    def discard_hand(self, player: Player) -> None:
+        """4.2 step 4: discard the rest of the hand; damage cards stay (000: 174)."""
         less_spam = "less_spam" in self.s.config.variants
         keep: list[Card] = []
         for card in player.hand:
@@ -460,9 +552,22 @@ class Rules2023(Mechanics):
             register.locked = False
             for card in register.cards:
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
+            if len(register.cards) != 1:
+                continue  # a Crab Legs pair: a Move 1 and a Rotate card, nothing to replace
+            if (
+                register.cards[0].name == "spam"
+                and r <= 3
+                and self.s.upgrades
+                and self.has(player, "chaos_theory")
+            ):
+                self.gain_energy(player, 1, "chaos theory")  # 000: 813-817
             first = self.replace_revealed(player, register.cards[0], r)
             register.cards = [first] if first.uid >= 0 else []
+        for player in self.s.players:
+            player.fresh = []
         self.s.turn = 0
+        self.s.window = 0
+        self.s.order = self.s.turn_order()
         self.s.stage = "turns"
 
     def replace_revealed(self, player: Player, card: Card, r: int) -> Card:
@@ -493,15 +598,29 @@ class Rules2023(Mechanics):
         return self.s.config.damage_deck.spec(card.name).effect
 
     def stage_turns(self) -> None:
-        """4.3.1 step A2: in turn order, each player re-enters (register 1) and resolves."""
-        order = self.s.turn_order()
-        while self.s.turn < 2 * len(order):
-            seat = order[self.s.turn // 2]
-            if self.s.turn % 2 == 0:
-                self.maybe_reenter(seat)
-            else:
-                self.resolve_turn(seat)
-            self.s.turn += 1
+        """4.3.1 step A2: in turn order, each player re-enters (register 1) and resolves.
+
+        Each part of a turn (:data:`TURN_STEPS`) is committed before the next one asks
+        anything, so every decision sees the board as it is. The turn order is the one fixed
+        when the step began (12-B7: Re-Initialize acts at the next step).
+        """
+        order = self.s.order or self.s.turn_order()
+        parts = len(TURN_STEPS)
+        self._step_a = True
+        try:
+            while self.s.turn < parts * len(order):
+                seat = order[self.s.turn // parts]
+                part = TURN_STEPS[self.s.turn % parts]
+                if part == "reenter":
+                    self.maybe_reenter(seat)
+                elif part == "resolve":
+                    self.resolve_turn(seat)
+                else:
+                    self.turn_window(seat, part)
+                self.s.turn += 1
+                self.s.window = 0
+        finally:
+            self._step_a = False
         self.s.turn = 0
         self.s.stage = "board"
 
@@ -601,28 +720,45 @@ class Rules2023(Mechanics):
         register = player.registers[self.s.register - 1]
         if not register.cards:
             return
-        risky = any(self.effect_of(c) in ("again", "two_cards", "side2") for c in register.cards)
-        snapshot = self.s.copy() if risky else None
-        try:
+        effects = {self.effect_of(c) for c in register.cards}
+        risky = bool(effects & {"again", "two_cards", "side2", "install_permanent"})
+        if self.s.upgrades:
+            asks = (
+                risky
+                or any(c.name in ASKING_ON_OWN_CARD for c in player.installed)
+                or self.anyone_has("magnetic", besides=seat)
+            )
+            self.attempt(seat, self.resolve_register, seat, register, asks=asks)
+        elif risky:
+            self.attempt(seat, self.resolve_register, seat, register)
+        else:
             self.resolve_register(seat, register)
-        except Suspend:
-            if snapshot is not None:
-                self._restore(snapshot)
-            raise
-
-    def _restore(self, snapshot: GameState) -> None:
-        answers = self.s.answers
-        self.s.__dict__.update(snapshot.__dict__)
-        self.s.answers = answers
 
     def resolve_register(self, seat: int, register: Register) -> None:
-        card = register.cards[0]
-        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name)
-        effect = self.effect_of(card)
-        if effect == "two_cards":
-            self.resolve_two_cards(seat, register)
-        else:
-            self.perform(seat, effect, register)
+        self._activation = seat  # "during your programming card activation" (12-C14)
+        self._pushed = []
+        try:
+            cards = register.cards
+            if len(cards) == 2 and all(c.name in PROGRAMMING_CARDS for c in cards):
+                # Crab Legs (000: 733-735): a sidestep instead of both cards' effects.
+                rotation = next(c.name for c in cards if c.name != "move1")
+                self.emit(EventKind.CARD_RESOLVED, seat=seat, card=f"move1+{rotation}")
+                side = "crab_left" if rotation == "rotate_left" else "crab_right"
+                self.perform(seat, side, register)
+            else:
+                card = cards[0]
+                self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name)
+                effect = self.effect_of(card)
+                if effect == "two_cards":
+                    self.resolve_two_cards(seat, register)
+                elif self.s.upgrades and self.brakes(seat, card):
+                    register.done.append(effect)  # braked: Again still repeats a Move 1
+                else:
+                    self.perform(seat, effect, register)
+            if self.s.upgrades:
+                self.modular_chassis(seat)
+        finally:
+            self._activation = None
 
     def resolve_two_cards(self, seat: int, register: Register) -> None:
         """HW-TWO at its owner's turn: draw and reveal 2 cards, resolve both in the chosen order.
@@ -657,6 +793,9 @@ class Rules2023(Mechanics):
         for index in order:
             if self.s.players[seat].pos is None:
                 return
+            if self.s.upgrades and self.brakes(seat, drawn[index]):
+                register.done.append("move1")
+                continue
             self.perform(seat, self.effect_of(drawn[index]), register)
 
     def perform(self, seat: int, effect: str, register: Register) -> None:
@@ -681,6 +820,11 @@ class Rules2023(Mechanics):
             self.move(seat, player.facing.opposite, 1, "card")
         elif effect in ROTATIONS:
             self.rotate(seat, ROTATIONS[effect], "card")
+            if self.s.upgrades:
+                self.after_rotation(seat, effect, register)
+        elif effect in ("crab_left", "crab_right"):
+            turn = Turn.LEFT if effect == "crab_left" else Turn.RIGHT
+            self.move(seat, player.facing.turned(turn), 1, "crab legs")
         elif effect == "power_up":
             self.gain_energy(player, 1, "power up")
         elif effect == "move1_right_move1":
@@ -712,7 +856,9 @@ class Rules2023(Mechanics):
             raise AssertionError(f"unknown card effect {effect!r}")
 
     def install_permanent_haywire(self, seat: int) -> None:
-        """HW-INSTALL: without upgrade cards (or a permanent one in reserve) it is ignored."""
+        """HW-INSTALL: free, beyond the limit, for this round; ignored without a permanent
+        upgrade in reserve (and in the lighter game)."""
+        self.install_glitch(seat)
 
     def gain_energy(self, player: Player, amount: int, cause: str) -> None:
         if "lighter" in self.s.config.variants:
@@ -725,7 +871,7 @@ class Rules2023(Mechanics):
 
     # ============================================================= step B/C
     def stage_board(self) -> None:
-        """4.3.2 step B (belts, push panels, gears, lasers, weapons) and step C."""
+        """4.3.2 step B, elements 1-4: belts, push panels, gears (no decisions here)."""
         r = self.s.register
         self.emit(EventKind.ELEMENT_STEP, cause="blue belts")
         self.convey(BLUE, "blue belt")
@@ -736,19 +882,69 @@ class Rules2023(Mechanics):
         self.push_panels(r)
         self.emit(EventKind.ELEMENT_STEP, cause="gears")
         self.gears()
+        self.s.stage = "lasers"
+
+    def stage_lasers(self) -> None:
+        """Step B5: board lasers (Deflector Shield and Energy Conversion may be asked)."""
+        if self.s.upgrades:
+            asks = self.anyone_has("deflector_shield", "energy_conversion")
+            self.attempt(None, self.board_lasers, asks=asks)
+        else:
+            self.board_lasers()
+        self.emit(EventKind.ELEMENT_STEP, cause="robot lasers")
+        self.s.order = self.s.turn_order()
+        self.s.turn = 0
+        self.s.stage = "weapons"
+
+    def board_lasers(self) -> None:
         self.emit(EventKind.ELEMENT_STEP, cause="board lasers")
         hits = self.board_laser_hits()
         for seat in self.s.turn_order():
             if seat in hits:
-                self.deal_damage(seat, hits[seat], "board laser")
-        self.emit(EventKind.ELEMENT_STEP, cause="robot lasers")
-        self.robot_weapons()
+                before = self._received
+                self.weapon_damage(seat, hits[seat], "board laser")
+                if self.s.upgrades and self._received > before:
+                    self.energy_conversion(seat)
+
+    def stage_weapons(self) -> None:
+        """Step B6: robot weapons, one robot at a time in turn order (12-B19, 12-C5)."""
+        order = self.s.order or self.s.turn_order()
+        while self.s.turn < len(order):
+            seat = order[self.s.turn]
+            if self.s.upgrades:
+                asks = self.anyone_has("deflector_shield") or any(
+                    c.name in REPLACEMENT_WEAPONS for c in self.s.players[seat].installed
+                )
+                self.attempt(seat, self.fire_weapons, seat, asks=asks)
+            else:
+                self.fire_weapons(seat)
+            self.s.turn += 1
+        self.s.turn = 0
+        self.s.stage = "register_end"
+
+    def robot_weapons(self) -> None:
+        """B6 in one go (every robot in turn order); the stages use :meth:`stage_weapons`."""
+        for seat in self.s.turn_order():
+            self.fire_weapons(seat)
+
+    def stage_register_end(self) -> None:
+        """Step C: batteries, checkpoints (Self-Diagnostics), dynamic archiving."""
+        if self.s.upgrades:
+            self.attempt(None, self.register_end, asks=self.anyone_has("self_diagnostics"))
+        else:
+            self.register_end()
+
+    def register_end(self) -> None:
+        r = self.s.register
         self.emit(EventKind.ELEMENT_STEP, cause="batteries")
         self.batteries()
         self.emit(EventKind.ELEMENT_STEP, cause="checkpoints")
-        self.checkpoints()
+        reached = self.checkpoints()
         if self.s.over:
             return
+        if self.s.upgrades:
+            for seat in reached:
+                self.self_diagnostics(seat)
         if "dynamic_archiving" in self.s.config.variants:
             self.archive()
         if r < NUM_REGISTERS:
@@ -756,26 +952,6 @@ class Rules2023(Mechanics):
             self.s.stage = "reveal"
         else:
             self.s.stage = "end_round"
-
-    def robot_weapons(self) -> None:
-        """B6: every robot on the board fires its main laser, in turn order (12-B19, 12-C5)."""
-        for seat in self.s.turn_order():
-            player = self.s.players[seat]
-            if player.pos is None or player.shutdown:
-                continue
-            target, end = self.trace_shot(seat, player.facing)
-            self.emit(
-                EventKind.SHOT,
-                seat=seat,
-                pos=player.pos,
-                to=end,
-                facing=player.facing,
-                other=target,
-                amount=1,
-                cause="robot laser",
-            )
-            if target is not None:
-                self.deal_damage(target, 1, "robot laser")
 
     def batteries(self) -> None:
         """C7: +1 energy on a battery space (not while shut down, not under an overlay)."""
@@ -787,11 +963,15 @@ class Rules2023(Mechanics):
             if cell is not None and cell.battery:
                 self.gain_energy(player, 1, "battery")
 
-    def checkpoints(self) -> None:
-        """C8: claim the next checkpoint; completing the last one ends the race (3, 12-B1)."""
+    def checkpoints(self) -> list[int]:
+        """C8: claim the next checkpoint; completing the last one ends the race (3, 12-B1).
+
+        Returns the seats that reached a checkpoint, in turn order.
+        """
         grid = self.s.grid
         total = len(grid.checkpoints)
         winner: int | None = None
+        reached: list[int] = []
         for seat in self.s.turn_order():
             player = self.s.players[seat]
             if player.pos is None or player.shutdown:
@@ -799,6 +979,7 @@ class Rules2023(Mechanics):
             cell = grid.cells[grid.index(player.pos)]
             if cell is not None and cell.checkpoint == player.checkpoint + 1:
                 player.checkpoint += 1
+                reached.append(seat)
                 self.emit(
                     EventKind.CHECKPOINT_REACHED,
                     seat=seat,
@@ -809,6 +990,7 @@ class Rules2023(Mechanics):
                     winner = seat
         if winner is not None:
             self.finish(winner, "checkpoints")
+        return reached
 
     def archive(self) -> None:
         """11.1.4 / 12-D2: ending a register on a checkpoint or active battery archives there."""
@@ -837,6 +1019,8 @@ class Rules2023(Mechanics):
 
     def stage_end_round(self) -> None:
         """4.4: pass the priority token left; clear face-up register cards."""
+        if self.s.upgrades:
+            self.discard_glitches()  # 4.4 step 5: HW-INSTALL's upgrade leaves (003: 1357-1367)
         n = len(self.s.players)
         before = self.s.priority
         self.s.priority = (before + 1) % n
@@ -894,6 +1078,7 @@ class Rules2023(Mechanics):
         return self.s.damage_deck.pop()
 
     def receive_damage(self, player: Player, card: Card, cause: str) -> None:
+        self._received += 1
         kind = self.card_type(card)
         placed = "discard"
         if kind is CardType.SPAM:
@@ -959,6 +1144,10 @@ class Rules2023(Mechanics):
             player.discard.append(card)
 
     def reboot_damage(self, player: Player, cause: str) -> int:
+        """2 (the course may say otherwise); Firewall: none after a pit fall (000: 721-723)."""
+        if cause == "pit" and self.s.upgrades and self.has(player, "firewall"):
+            self.upgrade_event(player.seat, "firewall", "used")
+            return 0
         return self.s.grid.course.reboot_damage
 
 

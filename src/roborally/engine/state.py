@@ -129,6 +129,20 @@ class Player:
     rebooted_this_round: bool = False
     removed: list[Card] = field(default_factory=list)  # cards removed from the game
     programmed: bool = False
+    # Upgrade cards (spec 4.1, 9; engine/upgrades.py). ``installed`` are face up (permanent and
+    # temporary), ``reserve`` is hidden from the others; ``memory`` holds the cards parked on
+    # Memory Cards; ``top_visible`` says Spam Filter turned the deck's top card face up.
+    installed: list[Card] = field(default_factory=list)
+    reserve: list[Card] = field(default_factory=list)
+    memory: list[Card] = field(default_factory=list)
+    top_visible: bool = False
+    shield: int = -1  # round*10+register in which Deflector Shield was paid for
+    fresh: list[int] = field(default_factory=list)  # upgrades received this register (Chassis)
+    # Progress in the current free window (upgrade phase, programming, Memory Cards).
+    steps: int = 0
+    window_done: bool = False
+    drew: bool = False  # drew an upgrade this upgrade phase
+    installed_now: bool = False  # installed an upgrade this upgrade phase
 
     def copy(self) -> Player:
         clone = Player(
@@ -150,6 +164,16 @@ class Player:
             self.rebooted_this_round,
             list(self.removed),
             self.programmed,
+            list(self.installed),
+            list(self.reserve),
+            list(self.memory),
+            self.top_visible,
+            self.shield,
+            list(self.fresh),
+            self.steps,
+            self.window_done,
+            self.drew,
+            self.installed_now,
         )
         return clone
 
@@ -182,11 +206,22 @@ class Player:
             "archive_arrow": self.archive_arrow.letter,
             "shutdown": self.shutdown,
             "removed": _cards(self.removed),
+            "installed": _cards(self.installed),
+            "reserve": _cards(self.reserve),
+            "memory": _cards(self.memory),
+            "top_visible": self.top_visible,
+            "shield": self.shield,
+            "fresh": list(self.fresh),
+            "steps": self.steps,
+            "window_done": self.window_done,
+            "drew": self.drew,
+            "installed_now": self.installed_now,
         }
 
     def all_programming_cards(self) -> list[Card]:
-        """Every card this player owns in deck, hand, registers and discard."""
-        cards = [*self.deck, *self.discard, *self.hand]
+        """Every card this player owns: deck, hand, registers, discard, on Memory Cards, and
+        the cards Self-Diagnostics removed from the game."""
+        cards = [*self.deck, *self.discard, *self.hand, *self.memory, *self.removed]
         for register in self.registers:
             cards.extend(register.cards)
             if register.facedown_haywire is not None:
@@ -215,6 +250,16 @@ class GameState:
     termination: str = ""
     blocked_starts: set[Pos] = field(default_factory=set)
     next_uid: int = 1
+    # Upgrade cards (spec 1.5, 4.1). ``upgrades`` is False in the lighter game (11.1.1) and in
+    # editions without them; the upgrade deck has its own generator so that dealing upgrades
+    # leaves the main generator's sequence as it was.
+    upgrades: bool = False
+    upgrade_deck: list[Card] = field(default_factory=list)  # top is the END of the list
+    upgrade_discard: list[Card] = field(default_factory=list)
+    upgrade_rng: Rng = field(default_factory=lambda: Rng(0))
+    glitch_installed: list[int] = field(default_factory=list)  # HW-INSTALL: discard at round end
+    order: list[int] = field(default_factory=list)  # turn order fixed for the current step
+    window: int = 0  # uses made in the current activation window
 
     def copy(self) -> GameState:
         """An independent copy (the grid and config are immutable and shared)."""
@@ -238,6 +283,13 @@ class GameState:
             self.termination,
             set(self.blocked_starts),
             self.next_uid,
+            self.upgrades,
+            list(self.upgrade_deck),
+            list(self.upgrade_discard),
+            self.upgrade_rng.copy(),
+            list(self.glitch_installed),
+            list(self.order),
+            self.window,
         )
 
     def new_card(self, name: str, priority: int = 0) -> Card:
@@ -275,6 +327,12 @@ class GameState:
             "winner": self.winner,
             "over": self.over,
             "players": [p.to_dict() for p in self.players],
+            "upgrade_rng": self.upgrade_rng.state,
+            "upgrade_deck": cards(self.upgrade_deck),
+            "upgrade_discard": cards(self.upgrade_discard),
+            "glitch_installed": list(self.glitch_installed),
+            "order": list(self.order),
+            "window": self.window,
             "blocked_starts": sorted([p.x, p.y] for p in self.blocked_starts),
             "answers": {
                 key: [a.seat, _jsonable(a.choice)] for key, a in sorted(self.answers.items())

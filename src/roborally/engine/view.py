@@ -1,8 +1,9 @@
 """Observations: exactly what one seat (or a spectator) may see (spec 4.7).
 
 Bots and the server only ever handle observations, never the full state. Hidden: other players'
-hands, their unrevealed register cards and face-down Haywires (only their presence shows), and
-every deck's order (only its size shows).
+hands, their unrevealed register cards and face-down Haywires (only their presence shows), their
+reserve upgrades and the cards on their Memory Cards (only the counts show), and every deck's
+order (only its size shows; Spam Filter's face-up top card is public).
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ def _player_view(player: Player, own: bool) -> dict[str, Any]:
         "discard": [c.name for c in player.discard],
         "hand": [c.name for c in player.hand] if own else len(player.hand),
         "registers": [_register_view(r, own) for r in player.registers],
+        # Upgrades (4.7): installed ones are face up; the reserve and the cards on Memory Cards
+        # only their owner sees (the others see how many); Spam Filter's top card is public.
+        "upgrades": [c.name for c in player.installed],
+        "reserve": [c.name for c in player.reserve] if own else len(player.reserve),
+        "memory": [c.name for c in player.memory] if own else len(player.memory),
+        "deck_top": player.deck[-1].name if player.top_visible and player.deck else None,
     }
 
 
@@ -80,6 +87,8 @@ def observation(state: GameState, seat: int | None, pending: list[Decision]) -> 
         "winner": state.winner,
         "damage_deck": len(state.damage_deck),
         "damage_discard": [c.name for c in state.damage_discard],
+        "upgrade_deck": len(state.upgrade_deck),
+        "upgrade_discard": [c.name for c in state.upgrade_discard],
         "players": [_player_view(p, p.seat == seat) for p in state.players],
         "pending": [decision_to_json(d) for d in pending if d.seat == seat],
         "waiting_for": sorted({d.seat for d in pending}),
