@@ -13,7 +13,7 @@ from roborally.engine.events import EventKind
 from roborally.engine.game import Game, Outcome
 from roborally.engine.state import GameConfig
 
-COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange")
+COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange", "Cyan", "Grey")
 
 
 def new_game(
@@ -61,8 +61,6 @@ def play_game(
     verbose: bool = False,
     record_path: str | None = None,
 ) -> Outcome | None:
-    if edition != "2023":
-        raise ValueError(f"edition {edition!r} is not available yet (available: 2023)")
     if len(bots) < 1:
         raise ValueError("name at least one bot")
     players = [make_bot(kind, seed * 101 + i) for i, kind in enumerate(bots)]

@@ -55,3 +55,5 @@ def all_editions() -> list[Edition]:
 def _load_builtin() -> None:
     if "2023" not in EDITIONS:
         from roborally.engine import rules2023  # noqa: F401 - registers itself
+    if "classic" not in EDITIONS:
+        from roborally.engine import classic  # noqa: F401 - registers classic, classic-1994

@@ -1,0 +1,47 @@
+"""The classic RoboRally rules: ``classic`` (2005, the default) and ``classic-1994``.
+
+Importing this package registers both editions (``roborally.engine.editions``).
+"""
+
+from __future__ import annotations
+
+from roborally.engine.classic.model import (
+    CLASSIC_1994_VARIANTS,
+    CLASSIC_VARIANTS,
+    ClassicPlayer,
+    ClassicState,
+)
+from roborally.engine.classic.rules import RulesClassic, new_state
+from roborally.engine.editions import EDITIONS, Edition
+from roborally.engine.editions import register as register_edition
+
+RULES_VERSION = "classic/1"
+RULES_VERSION_1994 = "classic-1994/1"
+
+if "classic" not in EDITIONS:
+    register_edition(
+        Edition(
+            id="classic",
+            title="RoboRally (classic rules, 2005)",
+            rules_version=RULES_VERSION,
+            rules=RulesClassic,
+            new_state=new_state,
+            min_players=2,
+            max_players=8,
+            variants=CLASSIC_VARIANTS,
+        )
+    )
+    register_edition(
+        Edition(
+            id="classic-1994",
+            title="RoboRally (classic rules, 1994 variant)",
+            rules_version=RULES_VERSION_1994,
+            rules=RulesClassic,
+            new_state=new_state,
+            min_players=2,
+            max_players=8,
+            variants=CLASSIC_1994_VARIANTS,
+        )
+    )
+
+__all__ = ["ClassicPlayer", "ClassicState", "RulesClassic", "new_state"]

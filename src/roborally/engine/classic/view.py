@@ -1,0 +1,49 @@
+"""Observations for the classic editions: the shared view plus each robot's classic facts.
+
+:func:`roborally.engine.view.observation` shows positions, hands (own only) and registers
+(own, or revealed); this adds what every player may see in a classic game (damage tokens, life
+tokens, option cards and their counters, power-down state, docks, flags, the shared decks'
+sizes) and the cards a robot keeps face down on Flywheel or Conditional Program (own only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roborally.engine.classic.model import ClassicState
+from roborally.engine.decisions import Decision
+from roborally.engine.view import observation
+
+
+def classic_observation(
+    state: ClassicState, seat: int | None, pending: list[Decision]
+) -> dict[str, Any]:
+    """What ``seat`` may see of a classic game (``None``: a spectator)."""
+    view = observation(state, seat, pending)
+    for entry, player in zip(view["players"], state.cplayers, strict=True):
+        own = player.seat == seat
+        entry["classic"] = {
+            "dock": player.dock,
+            "damage": player.damage,
+            "lives": player.lives,
+            "flags": player.checkpoint,
+            "options": player.option_names(),
+            "option_tokens": dict(player.option_tokens),
+            "stored": (
+                {k: v.name for k, v in player.stored.items()}
+                if own
+                else {k: None for k in player.stored}
+            ),
+            "powered_down": player.shutdown,
+            "announced": player.announced,
+            "destroyed": player.destroyed,
+            "eliminated": player.eliminated,
+            "finished": player.finished,
+            "locked": player.locked_registers(),
+        }
+    view["program_deck"] = len(state.program_deck)
+    view["program_discard"] = len(state.program_discard)
+    view["option_deck"] = len(state.option_deck)
+    view["option_discard"] = [c.name for c in state.option_discard]
+    view["places"] = list(state.places)
+    return view
