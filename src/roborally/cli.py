@@ -203,6 +203,50 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from roborally.bots.tournament import cpu_count, run_tournament, write_json
+
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    jobs = cpu_count() if args.jobs == 0 else args.jobs
+    try:
+        result = run_tournament(
+            edition=args.edition,
+            course=args.course,
+            bots=bots,
+            games=args.games,
+            seed=args.seed,
+            jobs=jobs,
+            max_rounds=args.max_rounds,
+            variants=[v for v in (args.variants or "").split(",") if v],
+            records=args.records,
+            progress=None if args.quiet else sys.stderr,
+        )
+    except ValueError as error:
+        print(f"roborally tournament: {error}", file=sys.stderr)
+        return 2
+    print(result.table())
+    for game in result.errors[:3]:
+        print(f"error in game {game.index + 1} (seed {game.seed}, seats {','.join(game.seats)}):")
+        print("  " + (game.error or "").rstrip().replace("\n", "\n  "))
+    if args.json:
+        write_json(result, args.json)
+        print(f"results written to {args.json}")
+    if args.records:
+        print(f"records written to {args.records}")
+    return 1 if result.errors else 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from roborally.server.app import serve
+
+    try:
+        serve(args.host, args.port, args.data, args.log_level)
+    except OSError as error:
+        print(f"roborally serve: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="roborally", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -249,9 +293,37 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("-v", "--verbose", action="store_true", help="print every event")
     play.set_defaults(func=_cmd_play)
 
+    tournament = sub.add_parser("tournament", help="play many games between bots, with statistics")
+    tournament.add_argument("--edition", default="2023")
+    tournament.add_argument("--course", help="course id (default: tiny, or cl-first-shift)")
+    tournament.add_argument("--bots", default="planner,random", help="one bot kind per seat")
+    tournament.add_argument("--games", type=int, default=10)
+    tournament.add_argument("--seed", type=int, default=1, help="seed of the first game")
+    tournament.add_argument(
+        "--jobs",
+        type=int,
+        nargs="?",
+        const=0,
+        default=1,
+        help="worker processes (alone: all cores)",
+    )
+    tournament.add_argument("--max-rounds", type=int, default=50)
+    tournament.add_argument("--variants", default="", help="comma-separated alternative rules")
+    tournament.add_argument("--json", help="write the results to this JSON file")
+    tournament.add_argument("--records", help="save every game record in this directory")
+    tournament.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    tournament.set_defaults(func=_cmd_tournament)
+
     replay = sub.add_parser("replay", help="replay a game record and print its events")
     replay.add_argument("file")
     replay.set_defaults(func=_cmd_replay)
+
+    serve = sub.add_parser("serve", help="run the game server (web page, lobby and WebSockets)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--data", help="data directory (default: ~/.local/share/roborally)")
+    serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
+    serve.set_defaults(func=_cmd_serve)
     return parser
 
 

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
+from roborally.bots.base import Bot
 from roborally.engine.decisions import Decision, DecisionKind
+
+#: First options of upgrade decisions that mean "do nothing" (they are also the defaults).
+PASSIVE = frozenset({"none", "no", "stay", "keep", "take", "move", "main", "discard", "done"})
 
 
 class RandomBot:
     """Plays random legal choices. It reads only its own observation.
+
+    Upgrades: in the upgrade phase it installs what it can afford most of the time, often draws
+    a card, sometimes uses a temporary upgrade and rarely uninstalls one; in the other upgrade
+    decisions it takes an active option with probability ``upgrade_rate``. Programs place the
+    Haywires that Rewire put in the hand and, with Crab Legs, sometimes a Move 1 + Rotate pair.
 
     >>> from roborally.engine.decisions import Decision, DecisionKind
     >>> bot = RandomBot(seed=1)
@@ -21,12 +31,17 @@ class RandomBot:
 
     name = "random"
 
-    def __init__(self, seed: int = 0, shutdown_rate: float = 0.02) -> None:
+    def __init__(
+        self, seed: int = 0, shutdown_rate: float = 0.02, upgrade_rate: float = 0.4
+    ) -> None:
         self.rng = random.Random(seed)
         self.shutdown_rate = shutdown_rate
+        self.upgrade_rate = upgrade_rate
 
     def choose(self, observation: dict[str, Any], decision: Decision) -> Any:
         if decision.kind is DecisionKind.PROGRAM:
+            if decision.info.get("forced") or decision.info.get("pairs"):
+                return self.upgraded_program(decision)
             hand = list(decision.info["hand"])
             self.rng.shuffle(hand)
             program: list[str | None] = []
@@ -38,13 +53,78 @@ class RandomBot:
             return tuple(program)
         if decision.kind is DecisionKind.SHUTDOWN:
             return self.rng.random() < self.shutdown_rate
+        if decision.kind is DecisionKind.UPGRADE_PHASE:
+            return self.upgrade_step(list(decision.options))
+        if decision.kind is DecisionKind.UPGRADE:
+            options = list(decision.options)
+            if options[0] in PASSIVE and len(options) > 1:
+                if self.rng.random() < self.upgrade_rate:
+                    return self.rng.choice(options[1:])
+                return options[0]
         return self.rng.choice(list(decision.options))
 
+    def upgrade_step(self, options: list[str]) -> str:
+        """One step of the upgrade phase (4.1); every option offered is legal."""
+        installs = [o for o in options if o.startswith("install ")]
+        uses = [o for o in options if o.startswith("use ")]
+        uninstalls = [o for o in options if o.startswith("uninstall ")]
+        if installs and self.rng.random() < 0.7:
+            return self.rng.choice(installs)
+        if "draw" in options and self.rng.random() < 0.6:
+            return "draw"
+        if uses and self.rng.random() < 0.3:
+            return self.rng.choice(uses)
+        if uninstalls and self.rng.random() < 0.03:
+            return self.rng.choice(uninstalls)
+        return "done" if "done" in options else self.rng.choice(options)
 
-BOTS = {"random": RandomBot}
+    def upgraded_program(self, decision: Decision) -> tuple[str | None, ...]:
+        """A random program that places Rewire's Haywires and maybe a Crab Legs pair."""
+        locked = decision.info["locked"]
+        slots = [i for i in range(decision.info["registers"]) if i + 1 not in locked]
+        rest = list(decision.info["hand"])
+        forced = list(decision.info.get("forced", []))
+        for name in forced:
+            rest.remove(name)
+        self.rng.shuffle(rest)
+        units: list[str] = list(forced)
+        rotations = [n for n in rest if n in ("rotate_left", "rotate_right")]
+        if (
+            decision.info.get("pairs")
+            and "move1" in rest
+            and rotations
+            and len(rest) + len(forced) - 1 >= len(slots)
+            and self.rng.random() < 0.5
+        ):
+            rotation = self.rng.choice(rotations)
+            rest.remove("move1")
+            rest.remove(rotation)
+            units.append(f"move1+{rotation}")
+        units.extend(rest)
+        chosen = units[: len(slots)]
+        self.rng.shuffle(chosen)
+        program: list[str | None] = [None] * decision.info["registers"]
+        for slot, entry in zip(slots, chosen, strict=False):
+            program[slot] = entry
+        return tuple(program)
 
 
-def make_bot(kind: str, seed: int) -> RandomBot:
+BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot}
+
+
+def _register_search_bots() -> None:
+    """The planner and expert bots (``roborally.bots.planner``, ``roborally.bots.expert``)."""
+    from roborally.bots.expert import ExpertBot
+    from roborally.bots.planner import PlannerBot
+
+    BOTS["planner"] = PlannerBot
+    BOTS["expert"] = ExpertBot
+
+
+_register_search_bots()
+
+
+def make_bot(kind: str, seed: int) -> Bot:
     if kind not in BOTS:
         raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))})")
     return BOTS[kind](seed)

@@ -1,0 +1,237 @@
+"""Bot benchmark: planner and expert decision times, programs evaluated, games per second.
+
+Run with ``uv run python bench/bots_bench.py`` (``make bench`` runs it after the engine
+benchmark). It prints figures and asserts nothing.
+
+* **planner**: decision time of a program decision with a full 9-card hand, p50 and p95 over
+  many positions taken from games between planner bots on a busy course, one core; the number
+  of distinct programs each search covered; and the worst case, a hand of 9 different cards
+  (15,120 programs). Positions are collected first, then timed with the board model warm
+  (its transitions and distance fields are built once per course and process; the cold
+  start is printed separately).
+* **expert**: decision time of a program decision in 4-robot games on a beginner course.
+* **games/s**: whole games between 4 planner bots on a beginner course, one core.
+
+``--compare N`` also plays the issue's comparisons (N games each, 4 robots, beginner course,
+seats rotated): planner against 3 random bots, and 2 experts against 2 planners. ``--soak N``
+plays N seeded games over every shipped course of every edition with random mixes of the bots
+and variants and reports any exception (``--jobs K`` runs those in K processes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+import traceback
+from typing import Any
+
+from roborally.bots.expert import ExpertBot
+from roborally.bots.planner import DECK_2023, PlannerBot
+from roborally.bots.random_bot import make_bot
+from roborally.bots.runner import new_game
+from roborally.bots.sim import _MODELS, board_model
+from roborally.bots.tournament import GameTask, cpu_count, play_one, run_tournament
+from roborally.content.courses import find_course, list_courses
+from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.editions import edition as edition_rules
+
+BUSY_COURSE = "y23-for-glory"  # 4 factory boards: belts of both colours, gears, pushers, lasers
+BEGINNER_COURSE = "y23-rush-hour"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def collect_positions(
+    course: str, games: int, seed: int, kinds: list[str], max_rounds: int = 40
+) -> list[tuple[dict[str, Any], Decision]]:
+    """(observation, program decision) pairs met in games between the given bots."""
+    positions: list[tuple[dict[str, Any], Decision]] = []
+    for g in range(games):
+        game = new_game(course, len(kinds), seed + g, max_rounds=max_rounds)
+        bots = [make_bot(k, seed * 7 + g * 10 + i) for i, k in enumerate(kinds)]
+        while not game.is_over():
+            for decision in game.pending_decisions():
+                obs = game.observation(decision.seat)
+                if decision.kind is DecisionKind.PROGRAM and obs["players"][decision.seat]["pos"]:
+                    positions.append((obs, decision))
+                choice = bots[decision.seat].choose(obs, decision)
+                game.apply(Action(decision.id, decision.seat, choice))
+    return positions
+
+
+def bench_planner(args: argparse.Namespace) -> None:
+    course = find_course(BUSY_COURSE)
+    _MODELS.clear()
+    began = time.perf_counter()
+    model = board_model(course.course, "2023")
+    for n in range(1, len(model.checkpoints) + 1):
+        model.dist(n)
+    cold = time.perf_counter() - began
+    positions = collect_positions(BUSY_COURSE, args.games, 11, ["planner"] * 4)
+    full = [(o, d) for o, d in positions if len(d.info["hand"]) == 9 and not d.info["locked"]]
+    times: list[float] = []
+    programs: list[int] = []
+    for obs, decision in full[: args.positions]:
+        bot = PlannerBot(1)
+        t0 = time.perf_counter()
+        result = bot.plan(obs, decision)
+        times.append(time.perf_counter() - t0)
+        programs.append(result.programs)
+    print(f"planner on {BUSY_COURSE} ({len(times)} positions with a full 9-card hand, 1 core)")
+    print(f"  board model build (transitions + distance fields, once): {1000 * cold:.0f} ms")
+    print(
+        f"  decision time: p50 {1000 * percentile(times, 0.5):.1f} ms,"
+        f" p95 {1000 * percentile(times, 0.95):.1f} ms, max {1000 * max(times):.1f} ms"
+    )
+    print(
+        f"  programs evaluated: p50 {percentile(programs, 0.5):.0f},"
+        f" p95 {percentile(programs, 0.95):.0f}, max {max(programs)}"
+    )
+    worst: list[float] = []
+    hand = sorted(DECK_2023)
+    for obs, decision in full[: max(10, args.positions // 10)]:
+        info = dict(decision.info, hand=hand)
+        nine = Decision(decision.id, decision.seat, DecisionKind.PROGRAM, "", (), "", info)
+        bot = PlannerBot(1)
+        t0 = time.perf_counter()
+        result = bot.plan(obs, nine)
+        worst.append(time.perf_counter() - t0)
+    print(
+        f"  9 different cards ({result.programs} programs): p50"
+        f" {1000 * percentile(worst, 0.5):.1f} ms, p95 {1000 * percentile(worst, 0.95):.1f} ms"
+        f" over {len(worst)} positions"
+    )
+
+
+def bench_expert(args: argparse.Namespace) -> None:
+    positions = collect_positions(BEGINNER_COURSE, max(2, args.games // 2), 21, ["planner"] * 4)
+    times: list[float] = []
+    with_rivals = 0
+    for obs, decision in positions[: args.positions]:
+        bot = ExpertBot(1)
+        t0 = time.perf_counter()
+        bot.choose(obs, decision)
+        times.append(time.perf_counter() - t0)
+        with_rivals += bot.last_rivals > 0
+    print(f"expert on {BEGINNER_COURSE} (4 robots, {len(times)} positions, 1 core)")
+    print(
+        f"  decision time: p50 {1000 * percentile(times, 0.5):.1f} ms,"
+        f" p95 {1000 * percentile(times, 0.95):.1f} ms, max {1000 * max(times):.1f} ms;"
+        f" neighbours in range in {100 * with_rivals / max(1, len(times)):.0f}% of positions"
+    )
+
+
+def bench_games(args: argparse.Namespace) -> None:
+    board_model(find_course(BEGINNER_COURSE).course, "2023")  # warm, as in a tournament
+    rounds = 0
+    t0 = time.perf_counter()
+    for g in range(args.games):
+        result = play_one(
+            GameTask(g, 500 + g, "2023", BEGINNER_COURSE, ("planner",) * 4, 50, (), None)
+        )
+        rounds += result.rounds
+    elapsed = time.perf_counter() - t0
+    print(
+        f"games: {args.games} games of 4 planner bots on {BEGINNER_COURSE} in {elapsed:.1f} s:"
+        f" {args.games / elapsed:.2f} games/s, {rounds / args.games:.1f} rounds/game (1 core)"
+    )
+
+
+def compare(args: argparse.Namespace) -> None:
+    jobs = args.jobs or cpu_count()
+    for bots in (["planner", "random", "random", "random"], ["expert", "planner"] * 2):
+        result = run_tournament(
+            "2023", BEGINNER_COURSE, bots, args.compare, seed=1000, jobs=jobs, progress=sys.stderr
+        )
+        print(f"\n{','.join(bots)}: {args.compare} games on {BEGINNER_COURSE}")
+        print(result.table())
+
+
+def soak_task(i: int, seed: int) -> GameTask:
+    courses = list_courses()
+    course = courses[i % len(courses)]
+    rng = random.Random(seed + i)
+    if course.edition.startswith("classic"):
+        edition = rng.choice(["classic", "classic-1994"])
+    else:
+        edition = "2023"
+    rules = edition_rules(edition)
+    low = max(rules.min_players, course.players[0], 2)
+    players = rng.randint(low, max(low, min(6, course.players[1])))
+    variants = tuple(
+        v
+        for v in rules.variants
+        if rng.random() < 0.2 and (v != "four_lives" or players >= 5)  # 4 lives: 5+ robots
+    )
+    seats = tuple(rng.choice(["planner", "expert", "random"]) for _ in range(players))
+    return GameTask(i, seed + i, edition, course.id, seats, 30, variants, None)
+
+
+def _soak_one(job: tuple[int, int]) -> tuple[GameTask, str | None, str]:
+    task = soak_task(*job)
+    result = play_one(task)
+    error = result.error or ("\n".join(result.bot_errors) if result.bot_errors else None)
+    return task, error, result.termination
+
+
+def soak(args: argparse.Namespace) -> int:
+    import multiprocessing
+
+    jobs = args.jobs or cpu_count()
+    work = [(i, args.seed) for i in range(args.soak)]
+    errors = 0
+    endings: dict[str, int] = {}
+    editions: dict[str, int] = {}
+    t0 = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for done, (task, error, ending) in enumerate(pool.imap_unordered(_soak_one, work), 1):
+            editions[task.edition] = editions.get(task.edition, 0) + 1
+            endings[ending or "?"] = endings.get(ending or "?", 0) + 1
+            if error:
+                errors += 1
+                print(f"EXCEPTION: {task}\n{error}")
+            if done % 100 == 0:
+                print(f"  {done}/{len(work)} games, {errors} exception(s)", flush=True)
+    elapsed = time.perf_counter() - t0
+    print(
+        f"soak: {len(work)} games ({', '.join(f'{k} x{v}' for k, v in sorted(editions.items()))})"
+        f" in {elapsed:.0f} s with {jobs} job(s): {errors} exception(s);"
+        f" endings {dict(sorted(endings.items()))}"
+    )
+    return 1 if errors else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=12, help="games for positions and games/s")
+    parser.add_argument("--positions", type=int, default=300, help="positions timed per bot")
+    parser.add_argument("--compare", type=int, default=0, help="games per comparison (0: skip)")
+    parser.add_argument("--soak", type=int, default=0, help="soak games over every edition")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=0, help="processes for --compare/--soak")
+    parser.add_argument("--only", choices=["planner", "expert", "games"], help="one benchmark")
+    args = parser.parse_args(argv)
+    try:
+        if args.soak:
+            return soak(args)
+        if args.only in (None, "planner"):
+            bench_planner(args)
+        if args.only in (None, "expert"):
+            bench_expert(args)
+        if args.only in (None, "games"):
+            bench_games(args)
+        if args.compare:
+            compare(args)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

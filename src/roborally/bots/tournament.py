@@ -1,0 +1,453 @@
+"""Headless tournaments: many seeded games between bots, with statistics per bot.
+
+``roborally tournament --edition 2023 --course tiny --bots planner,expert,random --games 100``
+plays the games (on all cores with ``--jobs``), shows a progress bar on stderr and prints one
+table row per bot kind: games, wins, win rate with a 95 % Wilson confidence interval, mean rounds
+of the games it won, checkpoints reached, reboots (classic: destructions) per game and the mean
+decision time. ``--json FILE`` writes everything, ``--records DIR`` saves every game's record
+(``roborally replay DIR/game-0001-seed-1.rec``).
+
+Game ``i`` (from 0) is played with seed ``seed + i`` and the bot list rotated by ``i`` places,
+so every bot sits in every seat (the first seat holds the priority token first).
+
+A bot is named by a kind registered in :data:`roborally.bots.random_bot.BOTS` (``random``,
+``planner``, ``expert``, or one added with :func:`register_bot`), or as ``module:Class`` for a
+class importable from any module (it is called with a seed).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from roborally.bots.base import Bot
+from roborally.bots.random_bot import BOTS
+from roborally.engine.decisions import Action, DecisionKind
+from roborally.engine.events import EventKind
+from roborally.engine.game import Game
+
+DEFAULT_COURSES = {"2023": "tiny", "classic": "cl-first-shift", "classic-1994": "cl-first-shift"}
+
+
+def register_bot(kind: str, factory: Callable[[int], Bot]) -> None:
+    """Make ``factory`` (a class or function taking a seed) playable as bot ``kind``."""
+    BOTS[kind] = factory
+
+
+def make(kind: str, seed: int) -> Bot:
+    """A bot of ``kind``: a registered name or ``module:Class``."""
+    if kind in BOTS:
+        return BOTS[kind](seed)
+    if ":" in kind:
+        module, _, name = kind.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as error:
+            raise ValueError(f"cannot load bot {kind!r}: {error}") from None
+        bot: Bot = factory(seed)
+        return bot
+    raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))}, or module:Class)")
+
+
+# ------------------------------------------------------------------------------ one game
+@dataclass(frozen=True)
+class GameTask:
+    index: int
+    seed: int
+    edition: str
+    course: str
+    seats: tuple[str, ...]  # bot kind per seat
+    max_rounds: int
+    variants: tuple[str, ...]
+    records: str | None
+
+
+@dataclass
+class GameResult:
+    index: int
+    seed: int
+    seats: list[str]
+    winner: int | None = None
+    rounds: int = 0
+    termination: str = ""
+    checkpoints: list[int] = field(default_factory=list)
+    reboots: list[int] = field(default_factory=list)
+    decisions: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)  # decision time per seat
+    programs: list[int] = field(default_factory=list)  # program decisions per seat
+    program_seconds: list[float] = field(default_factory=list)
+    record: str | None = None
+    error: str | None = None
+    bot_errors: list[str] = field(default_factory=list)  # exceptions bots caught themselves
+
+
+def new_tournament_game(task: GameTask) -> Game:
+    from roborally.bots.runner import new_game
+
+    return new_game(
+        task.course, len(task.seats), task.seed, task.max_rounds, list(task.variants), task.edition
+    )
+
+
+def play_one(task: GameTask) -> GameResult:
+    """Play one game of a tournament (in a worker process or in this one)."""
+    n = len(task.seats)
+    result = GameResult(
+        task.index,
+        task.seed,
+        list(task.seats),
+        checkpoints=[0] * n,
+        reboots=[0] * n,
+        decisions=[0] * n,
+        seconds=[0.0] * n,
+        programs=[0] * n,
+        program_seconds=[0.0] * n,
+    )
+    game: Game | None = None
+    bots: list[Bot] = []
+    try:
+        bots = [make(kind, task.seed * 101 + seat) for seat, kind in enumerate(task.seats)]
+        game = new_tournament_game(task)
+        clock = time.perf_counter
+        while not game.is_over():
+            pending = game.pending_decisions()
+            if not pending:
+                raise RuntimeError("the game waits for nothing but is not over")
+            for decision in pending:
+                seat = decision.seat
+                observation = game.observation(seat)
+                began = clock()
+                choice = bots[seat].choose(observation, decision)
+                spent = clock() - began
+                result.decisions[seat] += 1
+                result.seconds[seat] += spent
+                if decision.kind is DecisionKind.PROGRAM:
+                    result.programs[seat] += 1
+                    result.program_seconds[seat] += spent
+                game.apply(Action(decision.id, seat, choice))
+    except Exception:
+        result.error = traceback.format_exc()
+    for bot in bots:
+        result.bot_errors.extend(getattr(bot, "errors", []))
+    if game is not None:
+        state = game.state
+        result.rounds = state.round
+        result.winner = state.winner
+        result.termination = state.termination or ("error" if result.error else "")
+        result.checkpoints = [p.checkpoint for p in state.players]
+        for event in state.events:
+            if event.kind is EventKind.REBOOTED and event.seat is not None:
+                result.reboots[event.seat] += 1
+        if task.records and game.actions:
+            from roborally.content.record import write_record
+
+            path = Path(task.records) / f"game-{task.index + 1:04d}-seed-{task.seed}.rec"
+            try:
+                path.write_text(write_record(game, task.course), encoding="utf-8")
+                result.record = str(path)
+            except Exception as error:  # an unfinished game may not be recordable
+                result.error = (result.error or "") + f"record: {error}"
+    return result
+
+
+# ---------------------------------------------------------------------------- statistics
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95 % by default).
+
+    >>> [round(x, 3) for x in wilson(8, 10)]
+    [0.49, 0.943]
+    """
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class BotStats:
+    """One bot kind's figures over a tournament (per seat it played)."""
+
+    kind: str
+    games: int = 0  # seats played (one per game per seat of this kind)
+    wins: int = 0
+    win_rounds: int = 0
+    checkpoints: int = 0
+    reboots: int = 0
+    decisions: int = 0
+    seconds: float = 0.0
+    programs: int = 0
+    program_seconds: float = 0.0
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        low, high = wilson(self.wins, self.games)
+        return {
+            "bot": self.kind,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": round(self.win_rate, 4),
+            "win_rate_ci95": [round(low, 4), round(high, 4)],
+            "mean_rounds_to_win": round(self.win_rounds / self.wins, 2) if self.wins else None,
+            "checkpoints_per_game": round(self.checkpoints / self.games, 3) if self.games else 0,
+            "reboots_per_game": round(self.reboots / self.games, 3) if self.games else 0,
+            "decisions": self.decisions,
+            "mean_decision_ms": round(1000 * self.seconds / self.decisions, 3)
+            if self.decisions
+            else 0,
+            "mean_program_ms": round(1000 * self.program_seconds / self.programs, 3)
+            if self.programs
+            else 0,
+        }
+
+
+@dataclass
+class TournamentResult:
+    edition: str
+    course: str
+    bots: list[str]
+    seed: int
+    max_rounds: int
+    variants: list[str]
+    jobs: int
+    seconds: float = 0.0
+    games: list[GameResult] = field(default_factory=list)
+
+    def stats(self) -> dict[str, BotStats]:
+        table: dict[str, BotStats] = {kind: BotStats(kind) for kind in self.bots}
+        for game in self.games:
+            if game.error:
+                continue
+            for seat, kind in enumerate(game.seats):
+                s = table[kind]
+                s.games += 1
+                s.checkpoints += game.checkpoints[seat]
+                s.reboots += game.reboots[seat]
+                s.decisions += game.decisions[seat]
+                s.seconds += game.seconds[seat]
+                s.programs += game.programs[seat]
+                s.program_seconds += game.program_seconds[seat]
+                if game.winner == seat:
+                    s.wins += 1
+                    s.win_rounds += game.rounds
+        return table
+
+    def head_to_head(self) -> dict[str, dict[str, list[int]]]:
+        """For kinds A and B: [games A won, games B won] among games with both at the table."""
+        kinds = list(dict.fromkeys(self.bots))
+        table = {a: {b: [0, 0] for b in kinds if b != a} for a in kinds}
+        for game in self.games:
+            if game.error:
+                continue
+            present = set(game.seats)
+            won = game.seats[game.winner] if game.winner is not None else None
+            for a in present:
+                for b in present:
+                    if a == b:
+                        continue
+                    if won == a:
+                        table[a][b][0] += 1
+                    elif won == b:
+                        table[a][b][1] += 1
+        return table
+
+    @property
+    def errors(self) -> list[GameResult]:
+        return [g for g in self.games if g.error]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "edition": self.edition,
+            "course": self.course,
+            "bots": self.bots,
+            "seed": self.seed,
+            "max_rounds": self.max_rounds,
+            "variants": self.variants,
+            "jobs": self.jobs,
+            "seconds": round(self.seconds, 3),
+            "games_played": len(self.games),
+            "errors": len(self.errors),
+            "no_winner": sum(1 for g in self.games if g.winner is None and not g.error),
+            "per_bot": [s.summary() for s in self.stats().values()],
+            "head_to_head": self.head_to_head(),
+            "games": [asdict(g) for g in sorted(self.games, key=lambda g: g.index)],
+        }
+
+    def table(self) -> str:
+        """The per-bot table as text."""
+        rows = [s.summary() for s in self.stats().values()]
+        header = (
+            f"{'bot':<12} {'games':>5} {'wins':>5} {'win rate':>8} {'95% CI':>15}"
+            f" {'rounds/win':>10} {'checkpts':>8} {'reboots':>7} {'ms/decision':>11}"
+            f" {'ms/program':>10}"
+        )
+        lines = [header, "-" * len(header)]
+        for row in rows:
+            low, high = row["win_rate_ci95"]
+            rounds = row["mean_rounds_to_win"]
+            lines.append(
+                f"{row['bot']:<12} {row['games']:>5} {row['wins']:>5}"
+                f" {100 * row['win_rate']:>7.1f}% {f'{100 * low:.1f}-{100 * high:.1f}%':>15}"
+                f" {rounds if rounds is not None else '-':>10} {row['checkpoints_per_game']:>8.2f}"
+                f" {row['reboots_per_game']:>7.2f} {row['mean_decision_ms']:>11.2f}"
+                f" {row['mean_program_ms']:>10.2f}"
+            )
+        played = len(self.games) - len(self.errors)
+        rate = len(self.games) / self.seconds if self.seconds else 0.0
+        lines.append(
+            f"{played} game(s) on {self.course} ({self.edition}) in {self.seconds:.1f} s"
+            f" ({rate:.2f} games/s, {self.jobs} job(s)); no winner: "
+            f"{sum(1 for g in self.games if g.winner is None and not g.error)};"
+            f" errors: {len(self.errors)}"
+            + (
+                f"; bot errors (answered safely): {sum(len(g.bot_errors) for g in self.games)}"
+                if any(g.bot_errors for g in self.games)
+                else ""
+            )
+        )
+        kinds = list(dict.fromkeys(self.bots))
+        if len(kinds) > 1:
+            h2h = self.head_to_head()
+            pairs = []
+            for i, a in enumerate(kinds):
+                for b in kinds[i + 1 :]:
+                    won, lost = h2h[a][b]
+                    pairs.append(f"{a} {won} - {lost} {b}")
+            lines.append("head to head (games won): " + "; ".join(pairs))
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ running
+class Progress:
+    """A progress bar on a stream (redrawn in place on a terminal, a line per 10 % else)."""
+
+    def __init__(self, total: int, stream: TextIO | None = sys.stderr, width: int = 30) -> None:
+        self.total = total
+        self.stream = stream
+        self.width = width
+        self.began = time.perf_counter()
+        self.tty = bool(stream is not None and hasattr(stream, "isatty") and stream.isatty())
+        self.shown = -1
+
+    def update(self, done: int) -> None:
+        if self.stream is None or self.total <= 0:
+            return
+        elapsed = time.perf_counter() - self.began
+        rate = done / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - done) / rate if rate > 0 else 0.0
+        filled = int(self.width * done / self.total)
+        bar = "#" * filled + "-" * (self.width - filled)
+        text = f"[{bar}] {done}/{self.total} games  {rate:.2f} games/s  ETA {eta:.0f} s"
+        if self.tty:
+            self.stream.write("\r" + text + ("\n" if done == self.total else ""))
+            self.stream.flush()
+        else:
+            step = done * 10 // self.total
+            if step != self.shown:
+                self.shown = step
+                self.stream.write(text + "\n")
+                self.stream.flush()
+
+
+def tasks(
+    edition: str,
+    course: str,
+    bots: list[str],
+    games: int,
+    seed: int,
+    max_rounds: int,
+    variants: list[str],
+    records: str | None,
+) -> Iterator[GameTask]:
+    for index in range(games):
+        shift = index % len(bots)
+        seats = tuple(bots[shift:] + bots[:shift])
+        yield GameTask(
+            index, seed + index, edition, course, seats, max_rounds, tuple(variants), records
+        )
+
+
+def run_tournament(
+    edition: str = "2023",
+    course: str | None = None,
+    bots: list[str] | None = None,
+    games: int = 10,
+    seed: int = 1,
+    jobs: int = 1,
+    max_rounds: int = 50,
+    variants: list[str] | None = None,
+    records: str | Path | None = None,
+    progress: TextIO | None = None,
+) -> TournamentResult:
+    """Play a tournament and return its results (see the module doc).
+
+    ``jobs`` > 1 plays games in that many worker processes (bots registered with
+    :func:`register_bot` are inherited where processes fork, as on Linux).
+    """
+    bots = list(bots or ["planner", "random"])
+    if not bots:
+        raise ValueError("name at least one bot")
+    course = course or DEFAULT_COURSES.get(edition, "tiny")
+    for kind in dict.fromkeys(bots):
+        make(kind, 0)  # fail early on unknown bots
+    from roborally.bots.runner import new_game
+
+    new_game(course, len(bots), seed, max_rounds, list(variants or ()), edition)  # check setup
+    if records is not None:
+        Path(records).mkdir(parents=True, exist_ok=True)
+    work = list(
+        tasks(
+            edition,
+            course,
+            bots,
+            games,
+            seed,
+            max_rounds,
+            list(variants or ()),
+            str(records) if records is not None else None,
+        )
+    )
+    jobs = max(1, min(jobs, len(work) or 1))
+    result = TournamentResult(edition, course, bots, seed, max_rounds, list(variants or ()), jobs)
+    bar = Progress(len(work), progress)
+    began = time.perf_counter()
+    if jobs == 1:
+        for task in work:
+            result.games.append(play_one(task))
+            bar.update(len(result.games))
+    else:
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        with context.Pool(jobs) as pool:
+            for game in pool.imap_unordered(play_one, work):
+                result.games.append(game)
+                bar.update(len(result.games))
+    result.seconds = time.perf_counter() - began
+    result.games.sort(key=lambda g: g.index)
+    return result
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def write_json(result: TournamentResult, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")

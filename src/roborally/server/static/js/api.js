@@ -1,0 +1,76 @@
+// The lobby's HTTP API (docs/protocol.md section 1) and the two web extras.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(path, { method = "GET", body } = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new ApiError(0, "offline", "The server cannot be reached. Is it running?");
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const err = (data && data.error) || {};
+    throw new ApiError(response.status, err.code || "http_" + response.status,
+      err.message || `${method} ${path} failed (${response.status})`);
+  }
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  options: () => call("/api/options"),
+  games: (status) => call("/api/games" + (status ? "?status=" + enc(status) : "")),
+  game: (id) => call(`/api/games/${enc(id)}`),
+  create: (body) => call("/api/games", { method: "POST", body }),
+  join: (id, body) => call(`/api/games/${enc(id)}/join`, { method: "POST", body }),
+  start: (id, hostToken) =>
+    call(`/api/games/${enc(id)}/start`, { method: "POST", body: { host_token: hostToken } }),
+  replay: (id) => call(`/api/games/${enc(id)}/replay`),
+  recordUrl: (id) => `/api/games/${enc(id)}/record`,
+  course: (id) => call(`/api/courses/${enc(id)}`),
+};
+
+const svgCache = new Map();
+
+/** The board picture from the project's renderer (null if the server does not offer it). */
+export async function boardSvg(course, variants = [], edition = "") {
+  const query = new URLSearchParams({ course });
+  if (variants.length) query.set("variants", variants.join(","));
+  if (edition) query.set("edition", edition);
+  const url = "/api/web/board.svg?" + query;
+  if (!svgCache.has(url)) {
+    svgCache.set(url, fetch(url).then((r) => (r.ok ? r.text() : null)).catch(() => null));
+  }
+  return svgCache.get(url);
+}
+
+const cardPromises = new Map();
+
+/** The card catalogue {id: {name, type, text, cost}} (empty if the server does not offer it). */
+export function cardCatalogue(edition = "2023") {
+  if (!cardPromises.has(edition)) {
+    cardPromises.set(edition, fetch("/api/web/cards?edition=" + enc(edition))
+      .then((r) => (r.ok ? r.json() : { cards: {} }))
+      .then((d) => d.cards || {})
+      .catch(() => ({})));
+  }
+  return cardPromises.get(edition);
+}

@@ -1,0 +1,140 @@
+// Cards: titles, texts, icons and the card element used in the hand, registers and panels.
+
+import { h } from "./util.js";
+
+// Fallback titles until (or if) the server's catalogue is loaded.
+const TITLES = {
+  move1: "Move 1", move2: "Move 2", move3: "Move 3", move_back: "Move Back",
+  rotate_right: "Turn Right", rotate_left: "Turn Left", u_turn: "U-Turn",
+  power_up: "Power Up", again: "Again", spam: "SPAM",
+};
+
+let catalogue = {};
+
+export function setCatalogue(cards) {
+  catalogue = cards || {};
+}
+
+/** "move3@820" (a classic card with its priority) -> "move3". */
+export function baseName(name) {
+  return String(name ?? "").split("@")[0];
+}
+
+function priorityOf(name) {
+  const p = String(name ?? "").split("@")[1];
+  return p === undefined ? null : p;
+}
+
+function entryOf(name) {
+  return catalogue[name] || catalogue[baseName(name)] || null;
+}
+
+export function isCard(name) {
+  return typeof name === "string" && (!!entryOf(name) || !!TITLES[baseName(name)]);
+}
+
+export function cardTitle(name) {
+  if (name === null || name === undefined) return "—";
+  const entry = entryOf(name);
+  if (entry && entry.name) return entry.name;
+  const base = baseName(name);
+  if (TITLES[base]) return TITLES[base];
+  return base.replace(/^hw_/, "").replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+}
+
+export function cardText(name) {
+  const entry = entryOf(name);
+  return (entry && entry.text) || "";
+}
+
+export function cardCost(name) {
+  const entry = entryOf(name);
+  return entry && entry.cost !== undefined ? entry.cost : null;
+}
+
+export function cardKind(name) {
+  const entry = entryOf(name);
+  const type = entry && entry.type;
+  const base = baseName(name);
+  if (type === "spam" || base === "spam") return "damage spam";
+  if (type === "haywire" || base.startsWith("hw_")) return "damage haywire";
+  if (/^(move\d|move_back|back_up)$/.test(base)) return "move";
+  if (/^(rotate_left|rotate_right|u_turn)$/.test(base)) return "turn";
+  if (type === "permanent" || type === "temporary") return "upgrade " + type;
+  if (base === "power_up" || base === "again" || type === "programming") return "special";
+  return "other";
+}
+
+const ARROW_UP = "M20 5 L31 17 H24 V34 H16 V17 H9 Z";
+const ICONS = {
+  move: (n) =>
+    `<path d="${ARROW_UP}" fill="currentColor"/>` +
+    `<text x="33" y="36" font-size="14" font-weight="800" text-anchor="middle" fill="currentColor">${n}</text>`,
+  move_back: () => `<path d="${ARROW_UP}" fill="currentColor" transform="rotate(180 20 20)"/>`,
+  rotate_right: () =>
+    `<path d="M10 30 V21 A9 9 0 0 1 19 12 H24" fill="none" stroke="currentColor" stroke-width="6" stroke-linecap="round"/>` +
+    `<path d="M23 4 L34 12 L23 20 Z" fill="currentColor"/>`,
+  rotate_left: () =>
+    `<g transform="translate(40 0) scale(-1 1)"><path d="M10 30 V21 A9 9 0 0 1 19 12 H24" fill="none" stroke="currentColor" stroke-width="6" stroke-linecap="round"/>` +
+    `<path d="M23 4 L34 12 L23 20 Z" fill="currentColor"/></g>`,
+  u_turn: () =>
+    `<path d="M28 34 V17 A8 8 0 0 0 12 17 V26" fill="none" stroke="currentColor" stroke-width="6" stroke-linecap="round"/>` +
+    `<path d="M4 24 L12 35 L20 24 Z" fill="currentColor"/>`,
+  power_up: () => `<path d="M23 3 L9 22 H18 L15 37 L31 16 H22 Z" fill="currentColor"/>`,
+  again: () =>
+    `<path d="M31 20 A11 11 0 1 1 26 10.5" fill="none" stroke="currentColor" stroke-width="5" stroke-linecap="round"/>` +
+    `<path d="M22 3 L33 8 L25 17 Z" fill="currentColor"/>`,
+  spam: () =>
+    `<rect x="5" y="9" width="30" height="22" rx="4" fill="none" stroke="currentColor" stroke-width="4"/>` +
+    `<path d="M9 24 L15 16 L20 22 L25 14 L31 21" fill="none" stroke="currentColor" stroke-width="3.5" stroke-linejoin="round"/>`,
+  haywire: () =>
+    `<path d="M20 4 L37 34 H3 Z" fill="none" stroke="currentColor" stroke-width="4" stroke-linejoin="round"/>` +
+    `<path d="M20 14 V24" stroke="currentColor" stroke-width="4.5" stroke-linecap="round"/><circle cx="20" cy="29.5" r="2.6" fill="currentColor"/>`,
+  unknown: () =>
+    `<rect x="6" y="6" width="28" height="28" rx="6" fill="none" stroke="currentColor" stroke-width="4"/>` +
+    `<circle cx="20" cy="20" r="4" fill="currentColor"/>`,
+  upgrade: () =>
+    `<rect x="9" y="9" width="22" height="22" rx="4" fill="none" stroke="currentColor" stroke-width="3.5"/>` +
+    `<path d="M14 4v5M20 4v5M26 4v5M14 31v5M20 31v5M26 31v5M4 14h5M4 20h5M4 26h5M31 14h5M31 20h5M31 26h5" stroke="currentColor" stroke-width="3" stroke-linecap="round"/>` +
+    `<path d="M15 22l4-7 2 5 4-1-4 7-2-5z" fill="currentColor"/>`,
+  back: () =>
+    `<path d="M8 8 H32 V32 H8 Z M14 14 H26 V26 H14 Z" fill="currentColor" fill-rule="evenodd" opacity="0.6"/>`,
+};
+
+export function cardIcon(name) {
+  let body;
+  const base = baseName(name);
+  const m = /^move(\d)$/.exec(base);
+  const kind = cardKind(name);
+  if (m) body = ICONS.move(m[1]);
+  else if (base === "back_up") body = ICONS.move_back();
+  else if (ICONS[base]) body = ICONS[base]();
+  else if (kind.includes("haywire")) body = ICONS.haywire();
+  else if (kind.includes("upgrade")) body = ICONS.upgrade();
+  else body = ICONS.unknown();
+  const span = h("span.card-icon", { "aria-hidden": "true" });
+  span.innerHTML = `<svg viewBox="0 0 40 40">${body}</svg>`;
+  return span;
+}
+
+/** A card element. opts: {small, back (face down), title} */
+export function cardEl(name, opts = {}) {
+  if (opts.back || name === null || name === undefined) {
+    const back = h("div.card.back" + (opts.small ? ".small" : ""), {
+      title: opts.title || "face-down card",
+    });
+    back.innerHTML = `<span class="card-icon"><svg viewBox="0 0 40 40">${ICONS.back()}</svg></span>`;
+    return back;
+  }
+  const kind = cardKind(name);
+  const el = h(`div.card.${kind.replace(/ /g, ".")}${opts.small ? ".small" : ""}`, {
+    dataset: { card: name },
+    title: opts.title || [cardTitle(name), cardText(name)].filter(Boolean).join(": "),
+  });
+  el.append(cardIcon(name), h("span.card-name", null, cardTitle(name)));
+  const prio = priorityOf(name);
+  if (prio !== null) el.append(h("span.card-prio", { title: "priority" }, prio));
+  const cost = cardCost(name);
+  if (cost !== null && !opts.small) el.append(h("span.card-cost", { title: "energy cost" }, `${cost}⚡`));
+  return el;
+}

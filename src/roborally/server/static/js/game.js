@@ -1,0 +1,706 @@
+// The game screen: waiting room, programming, decisions, the animated activation and the result.
+
+import { Animator } from "./anim.js";
+import { api, cardCatalogue } from "./api.js";
+import { BoardView } from "./board.js";
+import { cardEl, setCatalogue } from "./cards.js";
+import { decisionControls } from "./decisions.js";
+import { GameSocket } from "./net.js";
+import { playerPanels, registersRow } from "./panels.js";
+import { ProgramEditor } from "./program.js";
+import { copyText, fill, h, numParam, params, seatColour, store, toast } from "./util.js";
+import { icon } from "./icons.js";
+import { LogView } from "./logview.js";
+
+const STAGES = {
+  setup: "Setup", place: "Setup", competitive: "Setup", round_start: "Round start",
+  upgrade: "Upgrade phase", draw: "Programming", program: "Programming", shutdown: "Programming",
+  reveal: "Activation", turns: "Activation", board: "Activation", end_round: "Round end",
+};
+
+export const SPEEDS = [
+  { value: 0.5, label: "½×" }, { value: 1, label: "1×" }, { value: 2, label: "2×" },
+  { value: 4, label: "4×" }, { value: 0, label: "Instant" },
+];
+
+/** The speed menu shared by the game and the replay screens. */
+export function speedControl(current, onChange) {
+  const select = h("select.speed-select", {
+    "aria-label": "Animation speed", "data-testid": "speed",
+    onchange: () => onChange(parseFloat(select.value)),
+  });
+  const values = SPEEDS.map((s) => s.value);
+  const options = values.includes(current) ? SPEEDS : [...SPEEDS, { value: current, label: current + "×" }];
+  for (const s of options) select.append(h("option", { value: String(s.value), selected: s.value === current }, s.label));
+  return h("label.speed", null, h("span.speed-label", null, "Speed"), select);
+}
+
+export function fmtTime(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export class GameScreen {
+  constructor(root, { gameId, token }) {
+    this.root = root;
+    this.gameId = gameId;
+    this.token = token || null;
+    this.welcome = null;
+    this.state = null; // the state shown (applied after the animation before it)
+    this.latest = null; // the newest state received
+    this.nextEvent = 0;
+    this.sawState = false;
+    this.lastStateEvents = -1;
+    this.live = {};
+    this.skew = 0;
+    this.editor = null;
+    this.decisionId = null;
+    this.decisionCleanup = null;
+    this.resultShown = false;
+    this.currentRegister = 0;
+    this.sends = new Map();
+    this.answered = new Set(); // decision ids this page has answered
+    this.speed = numParam("speed", store.get("speed", 1));
+    this.build();
+  }
+
+  build() {
+    this.phaseEl = h("span.phase", { "data-testid": "phase" }, "Connecting…");
+    this.titleEl = h("span.gtitle", null, "RoboRally");
+    this.timerEl = h("span.timer", { hidden: true, "data-testid": "timer", role: "timer" });
+    this.connEl = h("span.conn", { title: "connection" });
+    this.skipBtn = h("button.skip", { type: "button", "data-testid": "skip", onclick: () => this.anim && this.anim.skip() }, icon("skip"), "Skip");
+    const speed = speedControl(this.speed, (v) => {
+      this.speed = v;
+      store.set("speed", v);
+      if (this.anim) this.anim.speed = v;
+    });
+    this.banner = h("div.conn-banner", { hidden: true, "data-testid": "conn-banner", role: "alert" });
+    const top = h("header.topbar", null,
+      h("a.brand", { href: "/", title: "Back to the lobby" }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
+      h("div.gameinfo", null, this.titleEl, this.phaseEl),
+      this.timerEl,
+      h("div.anim-controls", null, speed, this.skipBtn),
+      this.connEl,
+    );
+    this.boardArea = h("section.board-area", { "aria-label": "Board" }, h("p.loading", null, "Loading the board…"));
+    this.tray = h("section.tray", { "aria-label": "Your controls", "data-testid": "tray" });
+    this.playersEl = h("div.players-box");
+    this.logView = new LogView((s) => this.name(s));
+    const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Game log"), this.logView.el);
+    this.side = h("aside.side", null, this.playersEl, logBox);
+    this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
+    fill(this.root, h("div.game-screen", null, top, this.banner, this.main));
+    document.body.classList.add("in-game");
+  }
+
+  start() {
+    this.sock = new GameSocket({
+      gameId: this.gameId,
+      token: this.token,
+      since: () => this.nextEvent,
+      name: () => this._rename || null,
+      onMessage: (m) => this.onMessage(m),
+      onStatus: (s) => this.onStatus(s),
+    });
+    this.sock.connect();
+    this.clock = setInterval(() => this.tick(), 250);
+    window.rrGame = this; // for debugging and tests
+  }
+
+  // -------------------------------------------------------------- messages
+  onStatus(status) {
+    this.connEl.className = "conn " + status;
+    this.connEl.title = status;
+    if (status === "online") {
+      this.banner.hidden = true;
+      this.sawState = false;
+    } else if (status === "reconnecting") {
+      this.banner.hidden = false;
+      this.banner.textContent = "Connection lost. Reconnecting…";
+    } else if (status === "refused") {
+      this.banner.hidden = false;
+      this.banner.textContent = "";
+      this.banner.append("This link is not valid for this game. ", h("a", { href: `/?game=${encodeURIComponent(this.gameId)}` }, "Watch it instead"), " or go ", h("a", { href: "/" }, "back to the lobby"), ".");
+    }
+  }
+
+  onMessage(msg) {
+    switch (msg.type) {
+      case "welcome":
+        this.onWelcome(msg);
+        break;
+      case "events":
+        this.onEvents(msg);
+        break;
+      case "state":
+        this.onState(msg);
+        break;
+      case "game_over":
+        if (this.anim) this.anim.enqueue({ fn: () => this.showResult(msg.outcome) });
+        break;
+      case "ack":
+        this.sends.delete(msg.ref);
+        break;
+      case "error":
+        this.onError(msg);
+        break;
+      default:
+        break;
+    }
+  }
+
+  onWelcome(msg) {
+    this.welcome = msg;
+    this.seat = msg.seat;
+    this.role = msg.role;
+    this.skew = msg.server_time - Date.now() / 1000;
+    const course = msg.settings.course;
+    this.cardsReady = cardCatalogue(msg.settings.edition || "2023").then((cards) => {
+      setCatalogue(cards);
+      if (this.state) this.renderPlayers();
+    });
+    this.titleEl.textContent = course;
+    api.options().then((o) => {
+      const c = (o.courses || []).find((x) => x.id === course);
+      if (c) {
+        this.courseInfo = c;
+        this.titleEl.textContent = c.title;
+        document.title = `${c.title} · RoboRally`;
+      }
+    }).catch(() => {});
+    if (!this.board) {
+      this.board = new BoardView(msg.board, { course, variants: msg.settings.variants, edition: msg.settings.edition });
+      this.anim = new Animator(this.board, {
+        onEvent: (e, instant) => this.onEvent(e, instant),
+        onBusy: () => this.root.classList.add("animating"),
+        onIdle: () => this.root.classList.remove("animating"),
+        name: (s) => this.name(s),
+      });
+      this.anim.speed = this.speed;
+      this.board.ready.then(() => {
+        fill(this.boardArea, this.board.el);
+        this.board.fit();
+        if (this.seat !== null) this.board.setMine(this.seat);
+      });
+    }
+    if (this.token && this.seat !== null) {
+      const mine = store.get("mine", []);
+      if (!mine.some((g) => g.game === this.gameId && g.seat === this.seat)) {
+        mine.unshift({ game: this.gameId, seat: this.seat, token: this.token, course, at: Date.now() });
+        store.set("mine", mine.slice(0, 20));
+      }
+    }
+  }
+
+  onEvents(msg) {
+    if (!this.anim) return;
+    if (!this.latest) {
+      // Before the first state the names are not known: keep the history until it comes.
+      this.early = (this.early || []).concat([msg]);
+      return;
+    }
+    if (msg.first > this.nextEvent) {
+      this.sock.send("sync", { since: this.nextEvent });
+      return;
+    }
+    const events = msg.events.filter((e) => e.i >= this.nextEvent);
+    if (!events.length) return;
+    this.nextEvent = events[events.length - 1].i + 1;
+    const instant = !this.sawState || msg.next <= this.lastStateEvents;
+    this.anim.enqueue({ events, instant });
+  }
+
+  onState(msg) {
+    this.latest = msg;
+    const early = this.early || [];
+    this.early = [];
+    early.forEach((m) => this.onEvents(m));
+    this.skew = msg.server_time - Date.now() / 1000;
+    this.sawState = true;
+    this.lastStateEvents = msg.event_count;
+    this.tick();
+    if (this.anim) {
+      this.anim.enqueue({
+        fn: async () => {
+          await this.cardsReady;
+          this.applyState(msg);
+        },
+      });
+    }
+  }
+
+  onError(msg) {
+    const pending = this.sends.get(msg.ref);
+    this.sends.delete(msg.ref);
+    if (msg.code === "not_pending" || msg.code === "hello_required") return;
+    if (msg.code === "internal_error") {
+      this.sock.send("sync", { since: this.nextEvent }); // the server asks clients to resync
+      return;
+    }
+    if (msg.code === "bad_token" || msg.code === "unknown_game") {
+      this.phaseEl.textContent = msg.code === "unknown_game" ? "No such game" : "Invalid link";
+      return;
+    }
+    toast(msg.message || msg.code, "error");
+    if (pending !== undefined || msg.for === "decide") {
+      if (pending !== undefined) this.answered.delete(pending);
+      if (this.editor) this.editor.failed();
+      this.decisionId = null;
+      if (this.state) this.renderTray();
+    }
+  }
+
+  now() {
+    return Date.now() / 1000 + this.skew;
+  }
+
+  name(seat) {
+    const st = this.state || this.latest;
+    const s = st && st.seats && st.seats.find((x) => x.seat === seat);
+    return s ? s.name : `Robot ${seat + 1}`;
+  }
+
+  // ---------------------------------------------------------------- events
+  onEvent(e, instant) {
+    if (e.kind === "damaged" && e.seat !== undefined) {
+      const l = (this.live[e.seat] = this.live[e.seat] || { damage: 0 });
+      l.damage += 1;
+      if (!instant) this.bumpStat(e.seat, "damage", l.damage);
+    }
+    if (e.kind === "register_started") {
+      this.currentRegister = e.register;
+      if (!instant) {
+        this.phaseEl.textContent = `Round ${e.round} · Register ${e.register}`;
+        this.root.querySelectorAll(".mini-slot.current").forEach((x) => x.classList.remove("current"));
+        this.root.querySelectorAll(`.mini-registers .mini-slot:nth-child(${e.register})`).forEach((x) => x.classList.add("current"));
+      }
+    }
+    if (!instant) {
+      if (e.kind === "register_started") this.stripStart(e);
+      const own = e.kind === "card_revealed" && !e.cause && e.register >= 1; // a register card
+      if (own) this.stripCard(e);
+      if (own) {
+        const slot = this.root.querySelector(`.player[data-seat="${e.seat}"] .mini-slot:nth-child(${e.register})`);
+        if (slot) {
+          slot.replaceChildren(cardEl(e.card, { small: true }));
+          slot.classList.remove("hidden-card");
+          slot.classList.add("just-revealed");
+        }
+      } else if (e.kind === "energy_gained") {
+        this.bumpStat(e.seat, "energy", null, e.amount || 1);
+      } else if (e.kind === "checkpoint_reached") {
+        const total = (this.welcome && this.welcome.board.checkpoints.length) || "?";
+        this.bumpStat(e.seat, "checkpoints", `${e.amount}/${total}`);
+      }
+    }
+    this.logView.event(e);
+  }
+
+  /** The tray's "Register N" strip: the cards revealed in this register, in turn order. */
+  stripStart(e) {
+    let strip = this.tray.querySelector(".reg-strip");
+    if (!strip) {
+      strip = h("div.reg-strip", { "data-testid": "register-strip" });
+      this.tray.prepend(strip);
+    }
+    fill(strip,
+      h("div.reg-title", null, h("strong", null, `Register ${e.register}`), h("span.dim", null, ` of 5 · round ${e.round}`)),
+      h("div.reg-cards"));
+  }
+
+  stripCard(e) {
+    const row = this.tray.querySelector(".reg-strip .reg-cards");
+    if (!row) return;
+    row.append(h("div.reg-card", { "data-seat": e.seat },
+      cardEl(e.card, { small: true }),
+      h("span.reg-who", null, h("span.ldot", { style: { background: seatColour(e.seat) } }), this.name(e.seat))));
+  }
+
+  bumpStat(seat, stat, value, add) {
+    const el = this.root.querySelector(`.player[data-seat="${seat}"] [data-stat="${stat}"] .sval`);
+    if (!el) return;
+    if (add) {
+      const n = parseInt(el.textContent, 10);
+      el.textContent = String((Number.isFinite(n) ? n : 0) + add);
+    } else {
+      el.textContent = String(value);
+    }
+    el.parentElement.classList.remove("bump");
+    void el.parentElement.offsetWidth;
+    el.parentElement.classList.add("bump");
+  }
+
+  // ----------------------------------------------------------------- state
+  applyState(st) {
+    this.state = st;
+    const obs = st.observation;
+    if (obs && this.board) this.board.setPlayers(obs.players, Object.fromEntries(st.seats.map((s) => [s.seat, s.name])));
+    if (this.board && this.seat !== null && this.seat !== undefined) this.board.setMine(this.seat);
+    this.currentRegister = obs && obs.register ? obs.register : 0;
+    this.renderPhase();
+    this.renderPlayers();
+    this.renderTray();
+    this.root.dataset.status = st.status;
+    if (obs) this.root.dataset.stage = obs.stage;
+    if (st.outcome && !this.resultShown) this.showResult(st.outcome);
+    this.maybeAutoReady(st);
+  }
+
+  /** The creator of a game against bots only does not need a waiting room: ready at once. */
+  maybeAutoReady(st) {
+    if (st.status !== "open" || this.autoReadied || this.seat === null || this.seat === undefined) return;
+    const created = store.get("created." + this.gameId, null);
+    const humans = st.seats.filter((s) => s.kind === "human");
+    const mine = st.seats.find((s) => s.seat === this.seat);
+    if (!created || humans.length !== 1 || !mine || mine.ready) return;
+    this.autoReadied = true;
+    this.sock.send("ready", { ready: true });
+  }
+
+  renderPhase() {
+    const st = this.state;
+    const obs = st.observation;
+    let text;
+    if (st.status === "open") text = "Waiting room";
+    else if (st.status === "finished" || (obs && obs.over)) text = "Finished";
+    else if (obs) {
+      const stage = STAGES[obs.stage] || obs.stage.replace(/_/g, " ");
+      text = obs.round ? `Round ${obs.round} · ${stage}` : stage;
+      if (obs.register && STAGES[obs.stage] === "Activation") text += ` · Register ${obs.register}`;
+    } else text = st.status;
+    this.phaseEl.textContent = text;
+  }
+
+  renderPlayers() {
+    const st = this.state;
+    const obs = st.observation;
+    fill(this.playersEl, playerPanels({
+      obs,
+      seats: st.seats,
+      me: this.seat,
+      hostSeat: this.hostSeat(),
+      live: this.live,
+      checkpoints: this.welcome ? this.welcome.board.checkpoints.length : 0,
+      timers: st.timers,
+      now: () => this.now(),
+      waiting: this.waitingSet(st),
+      currentRegister: obs && STAGES[obs.stage] === "Activation" ? obs.register : 0,
+    }));
+  }
+
+  /** Seats the game waits for; this seat not once it has answered everything it was asked. */
+  waitingSet(st) {
+    const obs = st.observation;
+    const waiting = new Set(obs ? obs.waiting_for : []);
+    if ((st.pending || []).length && st.pending.every((d) => this.answered.has(d.id))) waiting.delete(this.seat);
+    return waiting;
+  }
+
+  hostSeat() {
+    if (this.welcome && this.welcome.host) return this.seat;
+    const created = store.get("created." + this.gameId, null);
+    if (created) return created.host_seat;
+    const st = this.state;
+    const first = st && st.seats.find((s) => s.kind === "human");
+    return first ? first.seat : null;
+  }
+
+  renderTray() {
+    const st = this.state;
+    if (!st) return;
+    this._renderTray(st);
+    const compact = !!this.editor;
+    if (document.body.classList.contains("compact-board") !== compact) {
+      document.body.classList.toggle("compact-board", compact);
+      if (this.board) this.board.fit();
+    }
+  }
+
+  _renderTray(st) {
+    const obs = st.observation;
+    const pending = st.pending || [];
+    const decision = pending[0] || null;
+    if (decision && decision.id === this.decisionId) return; // keep the open editor
+    if (decision && this.answered.has(decision.id) && decision.kind !== "program") {
+      // Answered already; the game has not moved on yet (another seat is deciding).
+      this.tray.classList.remove("your-turn");
+      fill(this.tray, this.waitingTray(st, st.observation ? st.observation.players.find((p) => p.seat === this.seat) : null));
+      return;
+    }
+    if (this.decisionCleanup) this.decisionCleanup();
+    this.decisionCleanup = null;
+    this.editor = null;
+    this.decisionId = null;
+    if (st.status === "open") {
+      fill(this.tray, this.waitingRoom());
+      return;
+    }
+    if (st.status === "finished" || (obs && obs.over)) {
+      fill(this.tray, this.finishedTray(st));
+      return;
+    }
+    if (this.seat === null || this.seat === undefined) {
+      fill(this.tray, this.spectatorTray(obs));
+      return;
+    }
+    const own = obs ? obs.players.find((p) => p.seat === this.seat) : null;
+    if (decision && decision.kind === "shutdown" && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
+      // Answered with the program ("Shut down" box): no extra question.
+      this.plan.done = true;
+      this.decisionId = decision.id;
+      this.decide(decision, !!this.plan.shutdown);
+      this.tray.classList.remove("your-turn");
+      fill(this.tray, this.waitingTray(st, own));
+      return;
+    }
+    if (decision) {
+      this.decisionId = decision.id;
+      if (decision.kind === "program") {
+        this.editor = new ProgramEditor(decision, own, {
+          storageKey: `rr.draft.${this.gameId}.${decision.id}`,
+          onChange: (program) => this.sendDraft(decision.id, program),
+          onSubmit: (program) => {
+            this.plan = { round: obs && obs.round, shutdown: this.editor && this.editor.shutdown };
+            this.decide(decision, program);
+          },
+        });
+        if (this.editor.program().some((c) => c !== null)) this.sendDraft(decision.id, this.editor.program());
+        fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), this.editor.el);
+      } else {
+        const ctl = decisionControls(decision, {
+          decide: (d, c) => this.decide(d, c),
+          board: this.board,
+          startSpaces: this.welcome && this.welcome.board.start_spaces,
+          ownPlayer: own,
+        });
+        this.decisionCleanup = ctl.cleanup;
+        fill(this.tray, this.trayHead("Your move"), ctl.el);
+      }
+      this.tray.classList.add("your-turn");
+      return;
+    }
+    this.tray.classList.remove("your-turn");
+    fill(this.tray, this.waitingTray(st, own));
+  }
+
+  trayHead(title, extra) {
+    this.trayTimer = h("span.tray-timer", { hidden: true });
+    return h("div.tray-head", null, h("h2", null, title), extra ? h("span.dim", null, extra) : null, this.trayTimer);
+  }
+
+  waitingTray(st, own) {
+    const obs = st.observation;
+    const waiting = obs ? obs.waiting_for.filter((s) => s !== this.seat).map((s) => this.name(s)) : [];
+    const submitted = (st.submitted || []).find((a) => Array.isArray(a.choice));
+    const parts = [];
+    let title = "Watching the robots";
+    if (submitted) {
+      title = "Program locked in";
+      const row = h("div.registers.readonly");
+      submitted.choice.forEach((c, i) => row.append(h("div.slot.filled", null, h("span.slot-no", null, String(i + 1)), c ? cardEl(c) : cardEl(null))));
+      parts.push(row);
+    } else if (own) {
+      const active = obs && STAGES[obs.stage] === "Activation";
+      title = (own.registers || []).some((r) => r.count > 0) ? "Your program" : "Your robot";
+      parts.push(registersRow(own, active ? obs.register : 0));
+    }
+    if (waiting.length) parts.push(h("p.waiting", { "data-testid": "waiting" }, `Waiting for ${waiting.join(", ")}…`));
+    return [this.trayHead(title), ...parts];
+  }
+
+  spectatorTray(obs) {
+    const text = obs ? `Round ${obs.round}. You are watching: nobody's hand is shown.` : "You are watching.";
+    return [this.trayHead("Spectating"), h("p.hint", { "data-testid": "spectator-note" }, text)];
+  }
+
+  finishedTray(st) {
+    const o = st.outcome || {};
+    return [
+      this.trayHead("Game over"),
+      h("p.result-line", { "data-testid": "result-line" }, prettyResult(o.result) || "The game is over."),
+      h("div.program-actions", null,
+        h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, "Show result"),
+        h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "open-replay" }, "Watch the replay")),
+    ];
+  }
+
+  waitingRoom() {
+    const st = this.state;
+    const mine = st.seats.find((s) => s.seat === this.seat);
+    const isHost = this.welcome && this.welcome.host;
+    const parts = [this.trayHead("Waiting room")];
+    const humans = st.seats.filter((s) => s.kind === "human");
+    const missing = humans.filter((s) => !s.taken || !s.connected || !s.ready).map((s) => s.name);
+    if (mine) {
+      const nameInput = h("input", { type: "text", value: mine.name, maxlength: 20, "aria-label": "Your name", "data-testid": "name-input" });
+      const saveName = () => {
+        const v = nameInput.value.trim();
+        if (!v || v === mine.name) return;
+        store.set("name", v);
+        this._rename = v;
+        this.welcome = null;
+        this.sock.ws && this.sock.ws.close(1000); // reconnect with the new name
+      };
+      nameInput.addEventListener("change", saveName);
+      parts.push(h("div.field-row", null, h("label", null, "Your name ", nameInput)));
+      const ready = h("button." + (mine.ready ? "ghost" : "primary"), {
+        type: "button", "data-testid": "ready",
+        onclick: () => this.sock.send("ready", { ready: !mine.ready }),
+      }, mine.ready ? "Not ready" : "I'm ready");
+      const row = h("div.program-actions", null, ready);
+      if (isHost) {
+        row.append(h("button.primary.start", {
+          type: "button", "data-testid": "start-game",
+          onclick: () => this.sock.send("start"),
+        }, "Start the game", icon("play")));
+      }
+      parts.push(row);
+      parts.push(h("p.hint", null, isHost
+        ? "The game starts when every player is ready, or when you start it. Seats nobody takes are played automatically."
+        : "The game starts when every player is ready or the host starts it."));
+    } else {
+      parts.push(h("p.hint", null, "You are watching. The game starts when the players are ready."));
+    }
+    if (missing.length) parts.push(h("p.waiting", null, `Waiting for: ${missing.join(", ")}`));
+    parts.push(this.invites());
+    return parts;
+  }
+
+  invites() {
+    const created = store.get("created." + this.gameId, null);
+    const rows = [];
+    const origin = location.origin;
+    if (created) {
+      for (const seat of created.seats) {
+        if (seat.kind !== "human" || seat.seat === this.seat) continue;
+        const live = this.state.seats.find((s) => s.seat === seat.seat);
+        rows.push(linkRow(`Seat ${seat.seat + 1} · ${live ? live.name : seat.name}`, rebase(seat.url, origin), `invite-${seat.seat}`, live && live.taken));
+      }
+    }
+    rows.push(linkRow("Spectators", `${origin}/?game=${encodeURIComponent(this.gameId)}`, "spectator-link", false));
+    return h("div.invites", null, h("h3", null, created ? "Invite links" : "Share"), rows,
+      created ? h("p.hint", null, "Each link plays one seat: send it to one person only.") : null);
+  }
+
+  // -------------------------------------------------------------- actions
+  decide(decision, choice) {
+    const id = this.sock.send("decide", { decision_id: decision.id, choice });
+    if (id === null) {
+      toast("Not connected; try again in a moment.", "error");
+      if (this.editor) this.editor.failed();
+      this.decisionId = null;
+      setTimeout(() => this.state && this.renderTray(), 800);
+      return;
+    }
+    this.sends.set(id, decision.id);
+    this.answered.add(decision.id);
+    if (decision.kind === "program") {
+      try {
+        sessionStorage.removeItem(`rr.draft.${this.gameId}.${decision.id}`);
+      } catch {
+        /* ignore */
+      }
+    }
+  }
+
+  sendDraft(decisionId, program) {
+    clearTimeout(this.draftTimer);
+    this.draftTimer = setTimeout(() => {
+      if (this.decisionId === decisionId) this.sock.send("draft", { decision_id: decisionId, program });
+    }, 150);
+  }
+
+  tick() {
+    const st = this.latest;
+    if (!st) return;
+    const timers = st.timers || [];
+    let timer = null;
+    if (this.seat !== null && this.seat !== undefined) {
+      timer = timers.find((t) => t.seat === this.seat && t.reason !== "grace" && !this.answered.has(t.decision_id));
+    }
+    if (!timer) timer = timers.find((t) => t.reason === "timer");
+    if (timer) {
+      const left = timer.deadline - this.now();
+      const text = fmtTime(left);
+      this.timerEl.hidden = false;
+      this.timerEl.replaceChildren(icon("clock"), text);
+      this.timerEl.classList.toggle("urgent", left < 10);
+      this.timerEl.title = timer.reason === "timer" ? "programming timer" : "time to decide";
+      if (this.trayTimer) {
+        this.trayTimer.hidden = false;
+        this.trayTimer.replaceChildren(icon("clock"), text);
+        this.trayTimer.classList.toggle("urgent", left < 10);
+      }
+    } else {
+      this.timerEl.hidden = true;
+      if (this.trayTimer) this.trayTimer.hidden = true;
+    }
+    if (timers.some((t) => t.reason === "grace") && this.state && !(this.anim && this.anim.busy)) {
+      // refresh the "auto in Ns" badges
+      this.root.querySelectorAll(".player .badge.warn").forEach(() => {});
+      this._graceTick = (this._graceTick || 0) + 1;
+      if (this._graceTick % 4 === 0) this.renderPlayers();
+    }
+  }
+
+  showResult(outcome, force = false) {
+    if (!outcome || (this.resultShown && !force)) return;
+    this.resultShown = true;
+    const st = this.state || this.latest;
+    const obs = st && st.observation;
+    const total = this.welcome ? this.welcome.board.checkpoints.length : 0;
+    const won = outcome.winner !== null && outcome.winner !== undefined;
+    const me = this.seat !== null && this.seat !== undefined && outcome.winner === this.seat;
+    const list = h("ol.standings", { "data-testid": "standings" });
+    (outcome.standings || []).forEach((seat) => {
+      const p = obs && obs.players.find((x) => x.seat === seat);
+      list.append(h("li", null,
+        h("span.chip", { style: { background: seatColour(seat) } }, String(seat + 1)),
+        h("span.pname", null, this.name(seat) + (seat === this.seat ? " (you)" : "")),
+        h("span.dim", null, p ? `⚑ ${p.checkpoint}/${total}` : "")));
+    });
+    const close = () => modal.remove();
+    const modal = h("div.modal-back", { onclick: (e) => e.target === modal && close() },
+      h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": "Result", "data-testid": "result" },
+        h("div.trophy", null, icon(won ? "trophy" : "flag")),
+        h("h2", null, me ? "You win!" : won ? `${outcome.winner_name} wins!` : "Race over"),
+        h("p.result-text", null, prettyResult(outcome.result)),
+        list,
+        h("div.modal-actions", null,
+          h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "replay-link" }, "Watch the replay"),
+          h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, "Download record"),
+          h("a.button.ghost", { href: "/" }, "New game"),
+          h("button.ghost", { type: "button", onclick: close }, "Close"))));
+    document.body.append(modal);
+  }
+}
+
+export function prettyResult(text) {
+  return String(text || "").replace(/_/g, " ");
+}
+
+function rebase(url, origin) {
+  try {
+    const u = new URL(url);
+    return origin + u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
+
+function linkRow(label, url, testid, taken) {
+  const input = h("input.link", { type: "text", readonly: true, value: url, "data-testid": testid, onclick: (e) => e.target.select() });
+  const btn = h("button.ghost.copy", {
+    type: "button",
+    onclick: async () => {
+      const ok = await copyText(url);
+      toast(ok ? "Link copied" : "Copy the link by hand", ok ? "info" : "error");
+    },
+  }, "Copy");
+  return h("div.link-row", null, h("span.link-label", null, label, taken ? h("span.badge", null, "joined") : null), h("div.link-box", null, input, btn));
+}
+
+export function gameFromParams() {
+  return { gameId: params.get("game"), token: params.get("token") };
+}

@@ -1,0 +1,348 @@
+// The lobby: create a game, see open, running and finished games, join or watch.
+
+import { api, boardSvg } from "./api.js";
+import { icon } from "./icons.js";
+import { fill, h, plural, seatColour, store, toast, SEAT_INK } from "./util.js";
+
+const COLOUR_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange"];
+
+export class Lobby {
+  constructor(root) {
+    this.root = root;
+    this.options = null;
+    this.seats = [];
+  }
+
+  async start() {
+    document.title = "RoboRally · Lobby";
+    document.body.classList.remove("in-game");
+    this.formBox = h("section.panel.create", { "aria-labelledby": "new-game-title" }, h("p.loading", null, "Loading…"));
+    this.gamesBox = h("div.games-col");
+    fill(this.root, h("div.lobby", null,
+      h("header.hero", null,
+        h("div.hero-logo", { "aria-hidden": "true" }, logoSvg()),
+        h("div", null, h("h1", null, "RoboRally"), h("p.tagline", null, "Program your robot, race through the factory, touch every checkpoint first."))),
+      h("div.lobby-grid", null, this.formBox, this.gamesBox)));
+    try {
+      this.options = await api.options();
+    } catch (error) {
+      fill(this.formBox, h("p.error", null, error.message));
+      return;
+    }
+    this.renderForm();
+    this.refresh();
+    this.poll = setInterval(() => this.refresh(), 4000);
+  }
+
+  // ------------------------------------------------------------- create form
+  renderForm() {
+    const o = this.options;
+    const edition = o.editions[0] ? o.editions[0].id : "2023";
+    this.edition = edition;
+    const name = store.get("name", "");
+    this.nameInput = h("input", { type: "text", id: "player-name", maxlength: 20, placeholder: "Red", value: name, "data-testid": "player-name", autocomplete: "nickname" });
+    this.nameInput.addEventListener("input", () => {
+      store.set("name", this.nameInput.value.trim());
+      this.renderSeats();
+    });
+    this.editionSelect = h("select", { id: "edition", "data-testid": "edition", onchange: () => this.onEdition() },
+      o.editions.map((e) => h("option", { value: e.id }, e.title)));
+    this.courseSelect = h("select", { id: "course", "data-testid": "course", onchange: () => this.onCourse() });
+    this.courseInfo = h("div.course-info");
+    this.preview = h("div.course-preview", { "aria-hidden": "true" });
+    this.seatsBox = h("div.seats-editor", { "data-testid": "seats" });
+    this.addSeatBtn = h("button.ghost.small", { type: "button", "data-testid": "add-seat", onclick: () => this.addSeat() }, "+ Add a seat");
+    this.timerSelect = h("select", { id: "timer", "data-testid": "timer-select", onchange: () => this.onTimer() });
+    this.timerCustom = h("input", { type: "number", min: o.limits.timer_seconds[0], max: o.limits.timer_seconds[1], value: 60, hidden: true, "aria-label": "timer seconds", "data-testid": "timer-seconds" });
+    this.variantsBox = h("div.variants", { "data-testid": "variants" });
+    this.roundsInput = h("input", { type: "number", min: 0, max: o.limits.max_rounds, value: o.defaults.max_rounds ?? 50, id: "max-rounds", "data-testid": "max-rounds" });
+    this.decisionInput = h("input", { type: "number", min: 0, max: 600, value: o.defaults.decision_seconds ?? 60, id: "decision-seconds" });
+    this.seedInput = h("input", { type: "number", min: 0, placeholder: "random", id: "seed", "data-testid": "seed" });
+    this.publicInput = h("input", { type: "checkbox", checked: true, id: "public" });
+    this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, "Create game");
+    const form = h("form.create-form", { onsubmit: (e) => { e.preventDefault(); this.create(); } },
+      field("Your name", this.nameInput, "player-name"),
+      o.editions.length > 1 ? field("Edition", this.editionSelect, "edition") : null,
+      h("div.course-row", null, h("div.course-fields", null, field("Course", this.courseSelect, "course"), this.courseInfo), this.preview),
+      h("fieldset", null, h("legend", null, "Players"), this.seatsBox, this.addSeatBtn),
+      h("div.two", null,
+        field("Programming timer", h("div.inline", null, this.timerSelect, this.timerCustom), "timer"),
+        field("Round limit", this.roundsInput, "max-rounds", "0 = no limit")),
+      h("fieldset", null, h("legend", null, "Alternative rules"), this.variantsBox),
+      h("details.advanced", null, h("summary", null, "More options"),
+        h("div.two", null,
+          field("Seconds for other decisions", this.decisionInput, "decision-seconds", "0 = no limit"),
+          field("Seed", this.seedInput, "seed", "same seed, same shuffles")),
+        h("label.check", null, this.publicInput, " List in open games (anyone may join)")),
+      h("div.form-actions", null, this.createBtn));
+    fill(this.formBox, h("h2", { id: "new-game-title" }, "New game"), form);
+    const me = { kind: "human", me: true };
+    this.seats = [me, { kind: "bot", bot: this.defaultBot() }, { kind: "bot", bot: this.defaultBot() }];
+    this.onEdition();
+  }
+
+  /** A bot that plays a fair race (the first of these the server has). */
+  defaultBot() {
+    const ids = this.options.bots.map((b) => b.id);
+    return ["planner", "expert", "random"].find((b) => ids.includes(b)) || ids[0] || "random";
+  }
+
+  editionInfo() {
+    return this.options.editions.find((e) => e.id === this.edition) || null;
+  }
+
+  onEdition() {
+    this.edition = this.editionSelect.value || this.edition;
+    const o = this.options;
+    const ed = this.editionInfo();
+    const courses = ed && Array.isArray(ed.courses)
+      ? o.courses.filter((c) => ed.courses.includes(c.id))
+      : o.courses.filter((c) => c.edition === this.edition || c.edition === "any");
+    fill(this.courseSelect, ...groupCourses(courses));
+    const preferred = courses.find((c) => c.id === store.get("course")) || courses.find((c) => c.id === "tiny") || courses[0];
+    if (preferred) this.courseSelect.value = preferred.id;
+    const timer = ed && ed.timer;
+    this.timerRule = timer;
+    // speed: off unless chosen; sand: on by default (the server's default), may be turned off.
+    const sand = timer && timer.kind === "sand";
+    fill(this.timerSelect,
+      sand
+        ? h("option", { value: "" }, `${timer.default} seconds (standard)`)
+        : h("option", { value: "" }, "Off"),
+      ...(timer && timer.kind !== "none"
+        ? timer.choices.filter((s) => !sand || s !== timer.default).map((s) => h("option", { value: String(s) }, `${s} seconds`))
+        : []),
+      sand ? h("option", { value: "0" }, "Off") : null,
+      h("option", { value: "custom" }, "Custom…"));
+    this.timerSelect.closest(".field").hidden = !timer || timer.kind === "none";
+    this.timerSelect.title = timer ? timer.description : "";
+    this.onTimer();
+    fill(this.variantsBox, ...o.variants
+      .filter((v) => (!v.editions || v.editions.includes(this.edition)) && !(timer && v.id === timer.variant))
+      .map((v) => h("label.check", { title: v.id }, h("input", { type: "checkbox", value: v.id, "data-testid": "variant-" + v.id }), " " + v.title)));
+    this.onCourse();
+  }
+
+  course() {
+    return this.options.courses.find((c) => c.id === this.courseSelect.value);
+  }
+
+  onCourse() {
+    const c = this.course();
+    if (!c) return;
+    store.set("course", c.id);
+    const [low, high] = this.playerRange();
+    while (this.seats.length > high) this.seats.pop();
+    while (this.seats.length < low) this.seats.push({ kind: "bot", bot: this.defaultBot() });
+    fill(this.courseInfo,
+      h("span.tag", null, c.tier || "course"), h("span.tag", null, c.length || ""),
+      h("span", null, `${plural(c.checkpoints, "checkpoint")} · ${low}–${high} players · ${plural(c.boards.length, "board")}`));
+    const ask = c.id;
+    boardSvg(c.id, [], this.edition).then((svg) => {
+      if (this.courseSelect.value !== ask) return;
+      this.preview.innerHTML = svg || "";
+      const el = this.preview.querySelector("svg");
+      if (el) {
+        el.removeAttribute("width");
+        el.removeAttribute("height");
+      }
+    });
+    this.renderSeats();
+  }
+
+  /** How many seats the course and the edition allow. */
+  playerRange() {
+    const c = this.course();
+    const ed = this.editionInfo();
+    let [low, high] = c ? c.players : [1, 6];
+    if (ed && Array.isArray(ed.players)) {
+      low = Math.max(low, ed.players[0]);
+      high = Math.min(high, ed.players[1]);
+    }
+    if (this.options.limits && this.options.limits.seats) high = Math.min(high, this.options.limits.seats[1]);
+    return [low, high];
+  }
+
+  onTimer() {
+    this.timerCustom.hidden = this.timerSelect.value !== "custom";
+  }
+
+  addSeat() {
+    if (this.seats.length >= this.playerRange()[1]) return;
+    this.seats.push({ kind: "bot", bot: this.defaultBot() });
+    this.renderSeats();
+  }
+
+  renderSeats() {
+    const [low, high] = this.playerRange();
+    const bots = this.options.bots;
+    fill(this.seatsBox, ...this.seats.map((seat, i) => {
+      const chip = h("span.chip", { style: { background: seatColour(i), color: SEAT_INK[i] } }, String(i + 1));
+      if (seat.me) {
+        return h("div.seat-row", { "data-testid": "seat-row" }, chip,
+          h("span.seat-me", null, (this.nameInput.value.trim() || COLOUR_NAMES[i]) + " (you)"));
+      }
+      const kind = h("select", {
+        "aria-label": `Seat ${i + 1}`, "data-testid": "seat-kind",
+        onchange: () => {
+          const v = kind.value;
+          if (v === "human") Object.assign(seat, { kind: "human", bot: null });
+          else Object.assign(seat, { kind: "bot", bot: v.slice(4) });
+          this.renderSeats();
+        },
+      },
+      h("option", { value: "human", selected: seat.kind === "human" }, "Person (invite link)"),
+      ...bots.map((b) => h("option", { value: "bot:" + b.id, selected: seat.kind === "bot" && seat.bot === b.id }, `Bot · ${b.title}`)));
+      const nameIn = h("input", { type: "text", maxlength: 20, placeholder: COLOUR_NAMES[i], value: seat.name || "", "aria-label": `Seat ${i + 1} name`, oninput: () => (seat.name = nameIn.value.trim()) });
+      const remove = h("button.icon", { type: "button", title: "Remove this seat", "aria-label": `Remove seat ${i + 1}`, disabled: this.seats.length <= low, onclick: () => { this.seats.splice(i, 1); this.renderSeats(); } }, "×");
+      return h("div.seat-row", { "data-testid": "seat-row" }, chip, kind, nameIn, remove);
+    }));
+    this.addSeatBtn.disabled = this.seats.length >= high;
+  }
+
+  body() {
+    const myName = this.nameInput.value.trim();
+    const seats = this.seats.map((seat) => {
+      const out = { kind: seat.kind };
+      if (seat.kind === "bot") out.bot = seat.bot;
+      const name = seat.me ? myName : seat.name;
+      if (name) out.name = name;
+      return out;
+    });
+    const body = {
+      edition: this.edition,
+      course: this.courseSelect.value,
+      seats,
+      variants: [...this.variantsBox.querySelectorAll("input:checked")].map((x) => x.value),
+      max_rounds: intOr(this.roundsInput.value, 50),
+      decision_seconds: intOr(this.decisionInput.value, 60),
+      public: this.publicInput.checked,
+    };
+    const choice = this.timerSelect.value;
+    if (choice === "custom") body.timer_seconds = intOr(this.timerCustom.value, 0);
+    else if (choice !== "") body.timer_seconds = intOr(choice, 0);
+    if (body.timer_seconds === 0 && !(this.timerRule && this.timerRule.kind === "sand")) delete body.timer_seconds;
+    if (this.seedInput.value !== "") body.seed = intOr(this.seedInput.value, undefined);
+    return body;
+  }
+
+  async create() {
+    this.createBtn.disabled = true;
+    try {
+      const res = await api.create(this.body());
+      store.set("created." + res.game_id, res);
+      const host = res.seats.find((s) => s.seat === res.host_seat && s.token);
+      location.href = host
+        ? `/?game=${encodeURIComponent(res.game_id)}&token=${encodeURIComponent(host.token)}`
+        : `/?game=${encodeURIComponent(res.game_id)}`;
+    } catch (error) {
+      toast(error.message, "error");
+      this.createBtn.disabled = false;
+    }
+  }
+
+  // ----------------------------------------------------------------- lists
+  async refresh() {
+    let active = [], finished = [];
+    try {
+      [active, finished] = await Promise.all([
+        api.games().then((d) => d.games),
+        api.games("finished").then((d) => d.games).catch(() => []),
+      ]);
+    } catch (error) {
+      fill(this.gamesBox, h("section.panel", null, h("p.error", null, error.message)));
+      return;
+    }
+    const open = active.filter((g) => g.status === "open");
+    const running = active.filter((g) => g.status === "running");
+    const mine = store.get("mine", []).slice(0, 6);
+    const title = (id) => {
+      const c = this.options.courses.find((x) => x.id === id);
+      return c ? c.title : id;
+    };
+    fill(this.gamesBox,
+      h("section.panel", { "data-testid": "open-games" }, h("h2", null, "Open games"),
+        open.length ? h("ul.game-list", null, open.map((g) => this.openRow(g, title))) : h("p.empty", null, "No open games. Create one!")),
+      running.length ? h("section.panel", { "data-testid": "running-games" }, h("h2", null, "Running"),
+        h("ul.game-list", null, running.map((g) => gameRow(g, title, [h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch")], `round ${g.round}`)))) : null,
+      mine.length ? h("section.panel", null, h("h2", null, "Your seats"),
+        h("ul.game-list", null, mine.map((m) => h("li.game-row", null,
+          h("span.chip", { style: { background: seatColour(m.seat), color: SEAT_INK[m.seat] } }, String(m.seat + 1)),
+          h("div.grow", null, h("strong", null, title(m.course)), h("span.dim", null, ` · game ${m.game}`)),
+          h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(m.game)}&token=${encodeURIComponent(m.token)}` }, "Continue"))))) : null,
+      finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, "Finished"),
+        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, "Replay")], g.result || "")))) : null,
+    );
+  }
+
+  openRow(g, title) {
+    const free = g.free_seats || [];
+    const join = h("button.primary.small", {
+      type: "button", disabled: !free.length, "data-testid": "join-" + g.game_id,
+      onclick: async () => {
+        join.disabled = true;
+        try {
+          const name = this.nameInput ? this.nameInput.value.trim() : "";
+          const res = await api.join(g.game_id, name ? { name } : {});
+          location.href = `/?game=${encodeURIComponent(res.game_id)}&token=${encodeURIComponent(res.token)}`;
+        } catch (error) {
+          toast(error.message, "error");
+          join.disabled = false;
+        }
+      },
+    }, free.length ? "Join" : "Full");
+    const watch = h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch");
+    return gameRow(g, title, [join, watch], `${plural(free.length, "free seat")}`);
+  }
+}
+
+function gameRow(g, title, actions, note) {
+  const seats = (g.seats || []).map((s) => h("span.chip.tiny", { title: s.name + (s.kind === "bot" ? " (bot)" : ""), style: { background: seatColour(s.seat), color: SEAT_INK[s.seat % 6], opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 } }, s.kind === "bot" ? icon("bot") : String(s.seat + 1)));
+  const variants = (g.variants || []).filter((v) => v !== "speed");
+  return h("li.game-row", { "data-game": g.game_id },
+    h("div.grow", null,
+      h("strong", null, title(g.course)),
+      h("div.meta", null, h("span.chips", null, seats), note ? h("span.dim", null, " " + note) : null,
+        g.timer_seconds ? h("span.tag", null, icon("clock"), ` ${g.timer_seconds}s`) : null,
+        variants.length ? h("span.tag", { title: variants.join(", ") }, `+${variants.length} rules`) : null)),
+    h("div.actions", null, actions));
+}
+
+function groupCourses(courses) {
+  const tiers = new Map();
+  for (const c of courses) {
+    const t = c.tier || "other";
+    if (!tiers.has(t)) tiers.set(t, []);
+    tiers.get(t).push(c);
+  }
+  const out = [];
+  for (const [tier, list] of tiers) {
+    const group = h("optgroup", { label: tier[0].toUpperCase() + tier.slice(1) });
+    for (const c of list) group.append(h("option", { value: c.id }, `${c.title} (${c.length || ""}${c.length ? ", " : ""}${c.players[0]}–${c.players[1]})`));
+    out.push(group);
+  }
+  return out;
+}
+
+function field(label, input, id, hint) {
+  return h("div.field", null, h("label", { for: id }, label), input, hint ? h("span.hint", null, hint) : null);
+}
+
+function intOr(v, fallback) {
+  const n = parseInt(v, 10);
+  return Number.isFinite(n) ? n : fallback;
+}
+
+export function logoSvg() {
+  const span = h("span.logo-svg");
+  span.innerHTML = `<svg viewBox="0 0 64 64" width="56" height="56">
+    <rect x="6" y="10" width="10" height="44" rx="3" fill="#2b2f36"/>
+    <rect x="48" y="10" width="10" height="44" rx="3" fill="#2b2f36"/>
+    <rect x="12" y="14" width="40" height="40" rx="11" fill="#ffb224" stroke="#14161a" stroke-width="3"/>
+    <rect x="20" y="20" width="24" height="7" rx="3.5" fill="#14161a"/>
+    <circle cx="26" cy="23.5" r="2" fill="#7cf"/><circle cx="38" cy="23.5" r="2" fill="#7cf"/>
+    <path d="M32 1 L42 13 H22 Z" fill="#fff" stroke="#14161a" stroke-width="2.5" stroke-linejoin="round"/>
+    <circle cx="32" cy="39" r="7" fill="#fff" stroke="#14161a" stroke-width="2"/>
+  </svg>`;
+  return span;
+}

@@ -1,0 +1,42 @@
+// The log in words, shared by the game and the replay screens.
+
+import { h, seatColour } from "./util.js";
+import { describe } from "./words.js";
+
+export class LogView {
+  constructor(name) {
+    this.name = name; // seat -> player name
+    this.el = h("ol.log", { "data-testid": "log", "aria-live": "off" });
+  }
+
+  clear() {
+    this.el.replaceChildren();
+  }
+
+  /** Add the sentence for event ``e`` (if it has one); consecutive steps merge into one line. */
+  event(e) {
+    const line = describe(e, this.name);
+    if (line) this.add(line, e);
+  }
+
+  add(line, e) {
+    const last = this.el.lastElementChild;
+    if (line.merge === "move" && last && last.dataset.merge === "move" &&
+        last.dataset.seat === String(e.seat) && last.dataset.text === line.text) {
+      const n = Number(last.dataset.n) + 1;
+      last.dataset.n = String(n);
+      last.querySelector(".ltext").textContent = line.text.replace(/moves (\w+)$/, `moves ${n} spaces $1`);
+      return;
+    }
+    const li = h("li.l-" + (line.kind || "plain"), {
+      dataset: { i: e.i ?? "", seat: e.seat ?? "", merge: line.merge || "", text: line.text, n: 1 },
+    });
+    if (e.seat !== undefined && e.seat !== null && !["round", "register", "head"].includes(line.kind)) {
+      li.append(h("span.ldot", { style: { background: seatColour(e.seat) } }));
+    }
+    li.append(h("span.ltext", null, line.text));
+    this.el.append(li);
+    while (this.el.childElementCount > 600) this.el.firstElementChild.remove();
+    this.el.scrollTop = this.el.scrollHeight;
+  }
+}

@@ -1,0 +1,111 @@
+// Player panels: energy, damage, checkpoints, priority, registers and connection of every seat.
+
+import { cardEl, cardText, cardTitle } from "./cards.js";
+import { icon } from "./icons.js";
+import { h, ordinal, seatColour, SEAT_INK } from "./util.js";
+
+/**
+ * ctx: {obs (observation or null), seats (state.seats), me (seat or null), hostSeat,
+ *       live: {seat: {damage, energy, checkpoint}}, checkpoints (total), timers, now(),
+ *       waiting: Set of seats the game waits for, currentRegister}
+ */
+export function playerPanels(ctx) {
+  const list = h("ul.players", { "aria-label": "Players", "data-testid": "players" });
+  const players = ctx.obs ? ctx.obs.players : [];
+  const order = ctx.obs ? ctx.obs.turn_order || [] : [];
+  for (const seat of ctx.seats) {
+    const p = players.find((x) => x.seat === seat.seat) || null;
+    const live = (ctx.live && ctx.live[seat.seat]) || {};
+    const li = h("li.player", { "data-seat": seat.seat, "data-testid": "player-" + seat.seat });
+    if (seat.seat === ctx.me) li.classList.add("me");
+    if (ctx.obs && ctx.obs.priority === seat.seat) li.classList.add("priority");
+    const chip = h("span.chip", { style: { background: seatColour(seat.seat), color: SEAT_INK[seat.seat % 6] } }, String(seat.seat + 1));
+    const badges = [];
+    if (seat.seat === ctx.me) badges.push(h("span.badge.you", null, "you"));
+    if (seat.kind === "bot") badges.push(h("span.badge", { title: "bot: " + seat.bot }, icon("bot"), seat.bot || "bot"));
+    if (seat.kind === "human" && seat.seat === ctx.hostSeat) badges.push(h("span.badge", null, "host"));
+    if (seat.auto) badges.push(h("span.badge.warn", { title: "The player is away; their decisions are made automatically" }, "auto"));
+    else if (seat.kind === "human" && !seat.connected && seat.taken) badges.push(h("span.badge.warn", null, "offline"));
+    else if (seat.kind === "human" && !seat.taken) badges.push(h("span.badge.dim", null, "free seat"));
+    const grace = (ctx.timers || []).find((t) => t.reason === "grace" && t.seat === seat.seat);
+    if (grace && ctx.now) {
+      const left = Math.max(0, Math.ceil(grace.deadline - ctx.now()));
+      badges.push(h("span.badge.warn", { title: "auto-play takes over after this" }, `auto in ${left}s`));
+    }
+    const head = h("div.player-head", null, chip, h("span.pname", null, seat.name), ...badges);
+    li.append(head);
+    if (!p) {
+      // Lobby: who is here and ready.
+      const status = seat.kind === "bot" ? "ready" : !seat.taken ? "waiting for a player" : !seat.connected ? "not connected" : seat.ready ? "ready ✓" : "not ready yet";
+      li.append(h("div.pstatus", { "data-testid": "seat-status" }, status));
+      list.append(li);
+      continue;
+    }
+    const classic = p.classic || null; // the classic editions' extra facts
+    const damage = live.damage || 0;
+    const rank = order.indexOf(seat.seat);
+    const stats = h("div.stats", null,
+      stat("⚑", `${p.checkpoint}/${ctx.checkpoints || "?"}`, "checkpoints reached", "checkpoints"),
+      classic ? null : stat("⚡", p.energy, "energy", "energy"),
+      classic
+        ? stat("✸", classic.damage, "damage tokens", "damage")
+        : stat("✸", damage, "damage cards taken so far", "damage"),
+      classic && classic.lives !== undefined ? stat("♥", classic.lives, "lives left", "lives") : null,
+      rank >= 0 ? stat("#", ordinal(rank + 1), "turn order (priority)", "priority") : null,
+    );
+    const flags = [];
+    if (ctx.obs && ctx.obs.priority === seat.seat && !classic) flags.push(h("span.flag.prio", { title: "holds the priority token" }, "priority"));
+    if (classic && classic.eliminated) flags.push(h("span.flag.bad", null, "out"));
+    else if (classic && classic.finished) flags.push(h("span.flag.ok", null, "finished"));
+    else if (classic && classic.destroyed) flags.push(h("span.flag.bad", null, "destroyed"));
+    if (classic && classic.announced) flags.push(h("span.flag.wait", null, "powering down"));
+    if (p.shutdown) flags.push(h("span.flag.bad", null, classic ? "powered down" : "shut down"));
+    if (!p.on_board && p.reentry) flags.push(h("span.flag.bad", null, "rebooting"));
+    if (ctx.waiting && ctx.waiting.has(seat.seat)) flags.push(h("span.flag.wait", null, thinking(ctx.obs)));
+    else if (ctx.obs && ctx.obs.stage === "program" && p.programmed) flags.push(h("span.flag.ok", null, "programmed ✓"));
+    if (flags.length) head.append(h("span.flags", null, flags));
+    li.append(h("div.player-body", null, stats, registersRow(p, ctx.currentRegister)));
+    const installed = [
+      ...(Array.isArray(p.upgrades) ? p.upgrades : []),
+      ...(classic && Array.isArray(classic.options) ? classic.options : []),
+    ];
+    const reserve = Array.isArray(p.reserve) ? p.reserve.length : p.reserve || 0;
+    if (installed.length || reserve) {
+      li.append(h("div.upgrades", { "data-testid": "upgrades-" + seat.seat },
+        installed.map((u) => h("span.upgrade", { title: cardText(u) }, cardTitle(u))),
+        reserve ? h("span.dim", null, `${installed.length ? " · " : ""}${reserve} in reserve`) : null));
+    }
+    list.append(li);
+  }
+  return list;
+}
+
+function thinking(obs) {
+  if (!obs) return "deciding…";
+  if (obs.stage === "program") return "programming…";
+  return "deciding…";
+}
+
+function stat(icon, value, title, name) {
+  return h("span.stat", { title, "data-stat": name }, h("span.sicon", { "aria-hidden": "true" }, icon), h("span.sval", null, String(value)));
+}
+
+/** Five small register slots: revealed cards, face-down cards, locked registers. */
+export function registersRow(p, current) {
+  const row = h("div.mini-registers");
+  (p.registers || []).forEach((reg, i) => {
+    const box = h("div.mini-slot", { title: `Register ${i + 1}` });
+    if (current === i + 1) box.classList.add("current");
+    if (reg.locked || reg.facedown_haywire) box.classList.add("locked");
+    if (Array.isArray(reg.cards) && reg.cards.length) {
+      box.append(cardEl(reg.cards[reg.cards.length - 1], { small: true }));
+      if (!reg.revealed) box.classList.add("hidden-card");
+    } else if (reg.count > 0) {
+      box.append(cardEl(null, { small: true }));
+    } else {
+      box.append(h("span.mini-no", null, String(i + 1)));
+    }
+    row.append(box);
+  });
+  return row;
+}

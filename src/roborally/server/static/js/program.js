@@ -1,0 +1,258 @@
+// The programming tray: the hand and the five registers (tap or drag to program).
+
+import { cardEl, cardTitle } from "./cards.js";
+import { icon } from "./icons.js";
+import { h } from "./util.js";
+
+const REGISTERS = 5;
+
+export class ProgramEditor {
+  /**
+   * decision: the pending "program" decision ({id, info: {hand, locked, registers}}).
+   * own: this seat's player view (for face-down Haywires in locked registers).
+   * hooks: {onChange(program), onSubmit(program), storageKey}
+   */
+  constructor(decision, own, hooks) {
+    this.decision = decision;
+    this.hooks = hooks;
+    this.hand = (decision.info && decision.info.hand) || [];
+    this.count = (decision.info && decision.info.registers) || REGISTERS;
+    this.locked = new Set(((decision.info && decision.info.locked) || []).map((n) => n - 1));
+    this.own = own;
+    this.slots = new Array(this.count).fill(null); // hand indexes
+    this.target = null; // the register the next tapped card goes to
+    this.sending = false;
+    this.shutdown = false; // answer the shutdown question that follows with "yes"
+    this._restore();
+    this.el = h("div.program", { "data-testid": "program" });
+    this.render();
+  }
+
+  _restore() {
+    const saved = this._load();
+    if (!Array.isArray(saved)) return;
+    const used = new Set();
+    saved.forEach((name, r) => {
+      if (name === null || this.locked.has(r) || r >= this.count) return;
+      const i = this.hand.findIndex((c, k) => c === name && !used.has(k));
+      if (i >= 0) {
+        used.add(i);
+        this.slots[r] = i;
+      }
+    });
+  }
+
+  _load() {
+    try {
+      return JSON.parse(sessionStorage.getItem(this.hooks.storageKey) || "null");
+    } catch {
+      return null;
+    }
+  }
+
+  _save() {
+    try {
+      sessionStorage.setItem(this.hooks.storageKey, JSON.stringify(this.program()));
+    } catch {
+      /* ignore */
+    }
+  }
+
+  program() {
+    return this.slots.map((i, r) => (this.locked.has(r) || i === null ? null : this.hand[i]));
+  }
+
+  used() {
+    return new Set(this.slots.filter((i) => i !== null));
+  }
+
+  complete() {
+    const free = this.hand.length - this.used().size;
+    const open = this.slots.filter((i, r) => i === null && !this.locked.has(r)).length;
+    return open === 0 || free === 0;
+  }
+
+  changed() {
+    this._save();
+    if (this.hooks.onChange) this.hooks.onChange(this.program());
+    this.render();
+  }
+
+  /** Put hand card ``i`` into register ``r`` (or the target / first free register). */
+  place(i, r = null) {
+    if (this.sending) return;
+    if (r === null) r = this.target !== null && this.slots[this.target] === null ? this.target : this.slots.findIndex((x, k) => x === null && !this.locked.has(k));
+    if (r === null || r < 0 || this.locked.has(r)) return;
+    const from = this.slots.indexOf(i);
+    if (from >= 0) this.slots[from] = this.slots[r];
+    this.slots[r] = i;
+    this.target = null;
+    this.changed();
+  }
+
+  remove(r) {
+    if (this.sending || this.locked.has(r)) return;
+    this.slots[r] = null;
+    this.target = r;
+    this.changed();
+  }
+
+  swap(a, b) {
+    if (this.sending || this.locked.has(a) || this.locked.has(b)) return;
+    [this.slots[a], this.slots[b]] = [this.slots[b], this.slots[a]];
+    this.changed();
+  }
+
+  clear() {
+    if (this.sending) return;
+    this.slots = this.slots.map(() => null);
+    this.target = null;
+    this.changed();
+  }
+
+  submit() {
+    if (!this.complete() || this.sending) return;
+    this.sending = true;
+    this.render();
+    this.hooks.onSubmit(this.program());
+  }
+
+  failed() {
+    this.sending = false;
+    this.render();
+  }
+
+  render() {
+    const used = this.used();
+    const regs = h("div.registers", { role: "list", "aria-label": "Your registers" });
+    for (let r = 0; r < this.count; r++) {
+      const slot = h("div.slot", {
+        role: "listitem",
+        "data-testid": "register-" + (r + 1),
+        dataset: { register: r },
+      });
+      slot.append(h("span.slot-no", null, String(r + 1)));
+      if (this.locked.has(r)) {
+        slot.classList.add("locked");
+        const reg = this.own && this.own.registers && this.own.registers[r];
+        const hw = reg && typeof reg.facedown_haywire === "string" ? reg.facedown_haywire : null;
+        slot.append(hw ? cardEl(hw, { title: "Locked: a face-down " + cardTitle(hw) }) : cardEl(null, { title: "Locked register" }));
+        slot.append(h("span.lock", { title: "Locked: this register holds a face-down Haywire" }, icon("lock")));
+      } else if (this.slots[r] !== null) {
+        slot.classList.add("filled");
+        const card = cardEl(this.hand[this.slots[r]]);
+        card.setAttribute("role", "button");
+        card.setAttribute("tabindex", "0");
+        card.setAttribute("aria-label", `Register ${r + 1}: ${cardTitle(this.hand[this.slots[r]])}. Tap to take back.`);
+        this._draggable(card, { register: r });
+        slot.append(card);
+      } else {
+        slot.classList.add("empty");
+        if (this.target === r) slot.classList.add("target");
+        slot.append(h("span.slot-hint", null, "empty"));
+        slot.addEventListener("click", () => {
+          this.target = this.target === r ? null : r;
+          this.render();
+        });
+      }
+      regs.append(slot);
+    }
+    const hand = h("div.hand", { role: "list", "aria-label": "Your hand", "data-testid": "hand" });
+    if (used.size === this.hand.length) hand.append(h("span.hand-empty", null, "All your cards are in registers."));
+    this.hand.forEach((name, i) => {
+      if (used.has(i)) return;
+      const card = cardEl(name);
+      card.setAttribute("role", "button");
+      card.setAttribute("tabindex", "0");
+      card.setAttribute("data-testid", "hand-card");
+      card.setAttribute("aria-label", cardTitle(name) + ". Tap to program.");
+      this._draggable(card, { hand: i });
+      hand.append(card);
+    });
+    const filled = this.slots.filter((x, r) => x !== null && !this.locked.has(r)).length;
+    const open = this.count - this.locked.size;
+    const submit = h("button.primary.submit", {
+      type: "button", "data-testid": "submit-program", disabled: !this.complete() || this.sending,
+      onclick: () => this.submit(),
+    }, this.sending ? "Sending…" : this.complete() ? "Lock in ✓" : `Lock in (${filled}/${open})`);
+    const clear = h("button.ghost", { type: "button", onclick: () => this.clear(), disabled: this.sending || filled === 0, "data-testid": "clear-program" }, "Clear");
+    const tip = this.locked.size
+      ? `Register${this.locked.size > 1 ? "s" : ""} ${[...this.locked].map((r) => r + 1).join(", ")} locked by a face-down Haywire.`
+      : "Tap a card to program the next register, tap a register to undo, or drag.";
+    this.el.replaceChildren(
+      regs,
+      h("p.hint", null, tip),
+      hand,
+      h("div.program-actions", null,
+        h("label.check.shutdown-opt", { title: "Shut down after this program: your robot skips the round and all your damage is cleared" },
+          h("input", { type: "checkbox", checked: this.shutdown, disabled: this.sending, "data-testid": "shutdown-toggle", onchange: (e) => (this.shutdown = e.target.checked) }),
+          "Shut down"),
+        clear, submit),
+    );
+  }
+
+  /** Tap to place/remove; drag (mouse, pen or finger) to a register, or back to the hand. */
+  _draggable(el, from) {
+    el.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        if (from.hand !== undefined) this.place(from.hand);
+        else this.remove(from.register);
+      }
+    });
+    el.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0 || this.sending) return;
+      ev.preventDefault();
+      const start = { x: ev.clientX, y: ev.clientY };
+      let ghost = null;
+      let over = null;
+      const move = (e) => {
+        if (!ghost && Math.hypot(e.clientX - start.x, e.clientY - start.y) < 8) return;
+        if (!ghost) {
+          const box = el.getBoundingClientRect();
+          ghost = el.cloneNode(true);
+          ghost.classList.add("drag-ghost");
+          ghost.style.width = box.width + "px";
+          ghost.style.height = box.height + "px";
+          document.body.append(ghost);
+          el.classList.add("dragging");
+        }
+        ghost.style.left = e.clientX + "px";
+        ghost.style.top = e.clientY + "px";
+        const under = document.elementFromPoint(e.clientX, e.clientY);
+        const target = under && under.closest(".slot, .hand");
+        if (over !== target) {
+          if (over) over.classList.remove("drop-over");
+          over = target;
+          if (over) over.classList.add("drop-over");
+        }
+      };
+      const up = (e) => {
+        window.removeEventListener("pointermove", move);
+        window.removeEventListener("pointerup", up);
+        window.removeEventListener("pointercancel", up);
+        if (over) over.classList.remove("drop-over");
+        el.classList.remove("dragging");
+        if (!ghost) {
+          if (e.type === "pointercancel") return;
+          if (from.hand !== undefined) this.place(from.hand);
+          else this.remove(from.register);
+          return;
+        }
+        ghost.remove();
+        if (!over) return;
+        if (over.classList.contains("slot")) {
+          const r = Number(over.dataset.register);
+          if (this.locked.has(r)) return;
+          if (from.hand !== undefined) this.place(from.hand, r);
+          else if (from.register !== r) this.swap(from.register, r);
+        } else if (from.register !== undefined) {
+          this.remove(from.register);
+        }
+      };
+      window.addEventListener("pointermove", move);
+      window.addEventListener("pointerup", up);
+      window.addEventListener("pointercancel", up);
+    });
+  }
+}

@@ -1,0 +1,135 @@
+// Small DOM helpers shared by every screen.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Build an HTML element: h("button.primary", {onclick}, "text", child, ...). */
+export function h(spec, attrs, ...children) {
+  const [tag, ...classes] = spec.split(".");
+  const el = document.createElement(tag || "div");
+  if (classes.length) el.className = classes.join(" ");
+  applyAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+/** Build an SVG element with attributes. */
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v !== undefined && v !== null && v !== false) el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function applyAttrs(el, attrs) {
+  if (!attrs) return;
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") {
+      el.addEventListener(k.slice(2), v);
+    } else if (k === "class") {
+      el.className = v;
+    } else if (k === "style" && typeof v === "object") {
+      Object.assign(el.style, v);
+    } else if (k === "dataset") {
+      Object.assign(el.dataset, v);
+    } else if (k in el && typeof v !== "string") {
+      el[k] = v;
+    } else {
+      el.setAttribute(k, v === true ? "" : String(v));
+    }
+  }
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replace the children of an element. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+export const params = new URLSearchParams(location.search);
+
+/** A number from the URL (?speed=4), or a fallback. */
+export function numParam(name, fallback) {
+  const v = parseFloat(params.get(name));
+  return Number.isFinite(v) ? v : fallback;
+}
+
+export const store = {
+  get(key, fallback = null) {
+    try {
+      const raw = localStorage.getItem("rr." + key);
+      return raw === null ? fallback : JSON.parse(raw);
+    } catch {
+      return fallback;
+    }
+  },
+  set(key, value) {
+    try {
+      localStorage.setItem("rr." + key, JSON.stringify(value));
+    } catch {
+      /* private mode: nothing is remembered */
+    }
+  },
+};
+
+/** Copy text to the clipboard, with a fallback for plain-http pages. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = h("textarea", { value: text, style: { position: "fixed", opacity: "0" } });
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    return ok;
+  }
+}
+
+/** A short non-blocking message at the bottom of the screen. */
+export function toast(text, kind = "info") {
+  let box = document.querySelector(".toasts");
+  if (!box) {
+    box = h("div.toasts", { role: "status", "aria-live": "polite" });
+    document.body.append(box);
+  }
+  const t = h("div.toast." + kind, null, text);
+  box.append(t);
+  setTimeout(() => t.classList.add("out"), 3200);
+  setTimeout(() => t.remove(), 3800);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const DIRS = ["N", "E", "S", "W"];
+export const DIR_WORDS = { N: "north", E: "east", S: "south", W: "west" };
+export const DIR_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
+
+/** Seat colours (the server names default seats Red, Blue, ... in this order). */
+export const SEAT_COLOURS = ["#e8453c", "#2f80ed", "#27ae60", "#f2c94c", "#9b51e0", "#f2994a"];
+export const SEAT_INK = ["#fff", "#fff", "#fff", "#1b1b1b", "#fff", "#1b1b1b"];
+
+export function seatColour(seat) {
+  return SEAT_COLOURS[seat % SEAT_COLOURS.length];
+}
+
+export function ordinal(n) {
+  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd"
+    : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
+  return n + suffix;
+}
+
+export function plural(n, word, many = word + "s") {
+  return `${n} ${n === 1 ? word : many}`;
+}

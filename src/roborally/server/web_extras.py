@@ -1,0 +1,114 @@
+"""Two read-only endpoints the web page uses besides the protocol (docs/web-client.md).
+
+* ``GET /api/web/board.svg?course=ID[&variants=a,b][&edition=E]``: the course's board layer,
+  drawn by :mod:`roborally.render`, as a standalone SVG. The page puts its own robot layer on
+  top, in the same coordinates (cell ``(x, y)`` spans ``x*cell .. (x+1)*cell``; the document
+  has ``data-cell`` and a ``viewBox`` with ``data-margin`` around the course).
+  ``dynamic_archiving`` among the variants leaves the reboot tokens off, as in the game.
+* ``GET /api/web/cards?edition=E``: the card catalogue (``id -> name, type, text``), so the
+  page can show card titles and texts.
+
+Both answers depend only on their query, so they are cached in memory and by the browser.
+
+Mount them before the static files::
+
+    from roborally.server import web_extras
+    app = create_app(...)
+    web_extras.install(app)          # or: routes = [*web_extras.routes, ..., Mount("/", ...)]
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from roborally.content.catalogue import catalogue
+from roborally.content.courses import list_courses
+from roborally.engine.board import Grid
+from roborally.render import board_layer
+
+CELL = 48
+MARGIN = 12
+CACHE = "public, max-age=3600"
+
+
+def _error(status: int, code: str, text: str) -> JSONResponse:
+    return JSONResponse({"v": 1, "error": {"code": code, "message": text}}, status_code=status)
+
+
+@lru_cache(maxsize=64)
+def board_svg_text(course_id: str, reboot_tokens: bool, classic: bool) -> str | None:
+    """The board layer of ``course_id`` as a standalone SVG document (``None``: no course)."""
+    info = next((c for c in list_courses() if c.id == course_id), None)
+    if info is None:
+        return None
+    grid = Grid(info.course, reboot_tokens=reboot_tokens)
+    width = grid.width * CELL + 2 * MARGIN
+    height = grid.height * CELL + 2 * MARGIN
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="rr-board" viewBox="{-MARGIN} {-MARGIN}'
+        f' {width} {height}" width="{width}" height="{height}" data-cell="{CELL}"'
+        f' data-margin="{MARGIN}" data-width="{grid.width}" data-height="{grid.height}">'
+        f'<rect class="background" x="{-MARGIN}" y="{-MARGIN}" width="{width}"'
+        f' height="{height}" fill="#1f2430"/>'
+        f"{board_layer(grid, cell=CELL, classic=classic)}</svg>\n"
+    )
+
+
+async def board_svg(request: Request) -> Response:
+    course = request.query_params.get("course", "")
+    variants = set(filter(None, request.query_params.get("variants", "").split(",")))
+    edition = request.query_params.get("edition", "")
+    text = board_svg_text(
+        course, "dynamic_archiving" not in variants, edition.startswith("classic")
+    )
+    if text is None:
+        return _error(404, "unknown_course", f"no course {course[:40]!r}")
+    return Response(text, media_type="image/svg+xml", headers={"Cache-Control": CACHE})
+
+
+@lru_cache(maxsize=8)
+def cards_json(edition: str) -> dict[str, Any] | None:
+    try:
+        sections = catalogue(edition)
+    except ValueError:
+        return None
+    cards: dict[str, dict[str, Any]] = {}
+    for section, entries in sections.items():
+        for card in entries:
+            entry = {
+                "name": card.get("name", card["id"]),
+                "type": card.get("type", section),
+                "text": card.get("text", ""),
+                "section": section,
+            }
+            for key in ("cost", "priority"):
+                if key in card:
+                    entry[key] = card[key]
+            cards[str(card["id"])] = entry
+    return {"v": 1, "edition": edition, "cards": cards}
+
+
+async def cards(request: Request) -> Response:
+    edition = request.query_params.get("edition", "2023")
+    data = cards_json(edition)
+    if data is None:
+        return _error(404, "unknown_edition", f"no card data for {edition[:40]!r}")
+    return JSONResponse(data, headers={"Cache-Control": CACHE})
+
+
+routes: list[BaseRoute] = [
+    Route("/api/web/board.svg", board_svg),
+    Route("/api/web/cards", cards),
+]
+
+
+def install(app: Starlette) -> None:
+    """Put :data:`routes` in front of ``app``'s routes (before the static files at ``/``)."""
+    if not any(getattr(r, "path", None) == "/api/web/board.svg" for r in app.router.routes):
+        app.router.routes[0:0] = routes

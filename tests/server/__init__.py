@@ -1,0 +1,1 @@
+"""Tests of the game server (HTTP lobby, WebSocket protocol, timers, persistence)."""

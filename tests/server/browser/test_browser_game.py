@@ -1,0 +1,162 @@
+"""A whole game through the real page: lobby, start space, programming, activation, result,
+replay; and the same on a phone-sized screen."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from .conftest import Contexts, ServerProcess
+
+
+def test_one_person_and_two_bots_play_a_whole_game(
+    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any
+) -> None:
+    page = contexts.page()
+    page.goto(live_server.base + "/?speed=0")
+    expect(page.get_by_role("heading", name="New game")).to_be_visible()
+    page.fill("[data-testid=player-name]", "Ada")
+    page.fill("[data-testid=max-rounds]", "4")
+    expect(page.locator("[data-testid=course]")).to_have_value("tiny")
+    rows = page.locator("[data-testid=seat-row]")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("Ada (you)")
+    expect(page.locator("[data-testid=seat-kind]").nth(0)).to_have_value(re.compile("^bot:"))
+    page.wait_for_selector(".course-preview svg")
+    shots(page, "lobby-desktop")
+    page.click("text=More options")
+    page.fill("[data-testid=seed]", "4")
+    page.click("[data-testid=create-game]")
+
+    # The creator is the only person: the game starts at once and asks for a start space.
+    decision = page.locator("[data-testid=decision]")
+    expect(decision).to_have_attribute("data-kind", "start_space")
+    expect(page.locator("[data-testid=player-0]")).to_contain_text("Ada")
+    expect(page.locator("[data-testid=player-0] .badge.you")).to_be_visible()
+    # The start spaces are offered on the board too; take one there.
+    choices = page.locator(".mark-layer .choice")
+    assert choices.count() >= 3
+    choices.nth(1).click()
+
+    # The upgrade phase: install an upgrade from the reserve, then done.
+    upgrade = page.locator("[data-testid=decision][data-kind=upgrade_phase]")
+    expect(upgrade).to_be_visible()
+    expect(upgrade).to_contain_text("energy")
+    install = page.locator("[data-testid=choice][data-value^='\"install ']").first
+    installed = install.get_attribute("data-value").strip('"').split(" ", 1)[1]
+    shots(page, "upgrade-desktop")
+    install.click()
+    expect(page.locator("[data-testid=upgrades-0]")).to_be_visible()
+    ui.until_program(page)
+    assert page.locator("[data-testid=upgrades-0] .upgrade").count() == 1, installed
+
+    # Round 1: program by tapping cards, see what is in the registers, then lock in.
+    expect(page.locator("[data-testid=program]")).to_be_visible()
+    expect(page.locator("[data-testid=phase]")).to_contain_text("Round 1")
+    hand = page.locator("[data-testid=hand-card]")
+    assert hand.count() == 9
+    chosen = ui.program_first_cards(page, 4)
+    for number, card in enumerate(chosen, start=1):
+        expect(page.locator(f"[data-testid=register-{number}] .card")).to_have_attribute(
+            "data-card", card
+        )
+    expect(page.locator("[data-testid=submit-program]")).to_be_disabled()
+    # A card taken back from a register goes back to the hand.
+    page.locator("[data-testid=register-4] .card").click()
+    expect(page.locator("[data-testid=register-4]")).to_have_class(re.compile("empty"))
+    ui.program_first_cards(page, 2)
+    shots(page, "program-desktop")
+    # Watch this activation at normal speed (and take its picture), then skip the rest.
+    page.select_option("[data-testid=speed]", "1")
+    page.click("[data-testid=submit-program]")
+    expect(page.locator(".board-banner.show")).to_be_visible(timeout=10_000)
+    page.wait_for_timeout(900)
+    shots(page, "activation-desktop")
+    page.click("[data-testid=skip]")
+    page.select_option("[data-testid=speed]", "0")
+
+    # The rest of the game (the round limit is 3), answering whatever comes.
+    answered = ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=90)
+    assert "program" in answered
+    result = page.locator("[data-testid=result]")
+    expect(result).to_contain_text(re.compile("win|Race over"))
+    expect(page.locator("[data-testid=standings] li")).to_have_count(3)
+    log = page.locator("[data-testid=log]")
+    expect(log).to_contain_text("Register 5")
+    expect(log).to_contain_text("Ada reveals")
+    shots(page, "result-desktop")
+
+    # The replay viewer steps through the finished game register by register.
+    page.click("[data-testid=replay-link]")
+    step = page.locator("[data-testid=replay-step]")
+    expect(step).to_have_text("Setup")
+    page.click("[data-testid=replay-next]")
+    expect(step).to_have_text("Round 1 · Programming")
+    page.click("[data-testid=replay-next]")
+    expect(step).to_have_text("Round 1 · Register 1")
+    page.click("[data-testid=replay-next]")
+    expect(step).to_have_text("Round 1 · Register 2")
+    page.click("[data-testid=replay-prev]")
+    expect(step).to_have_text("Round 1 · Register 1")
+    expect(page.locator("[data-testid=log]")).to_contain_text("Ada reveals")
+    page.click("[data-testid=replay-last]")
+    expect(step).to_contain_text("Round")
+    expect(page.locator("[data-testid=replay-result]")).not_to_be_empty()
+    page.click("[data-testid=replay-first]")
+    page.click("[data-testid=replay-next]")
+    page.click("[data-testid=replay-next]")
+    page.click("[data-testid=replay-next]")
+    expect(step).to_have_text("Round 1 · Register 2")
+    shots(page, "replay-desktop")
+    # The finished game is listed in the lobby with its replay.
+    page.goto(live_server.base + "/")
+    expect(page.locator("[data-testid=finished-games]")).to_contain_text("Training Run")
+
+
+def test_a_phone_sized_screen_plays_by_tapping(
+    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any
+) -> None:
+    page = contexts.page(phone=True)
+    page.goto(live_server.base + "/?speed=0")
+    expect(page.get_by_role("heading", name="New game")).to_be_visible()
+    page.wait_for_selector(".course-preview svg")
+    shots(page, "lobby-phone")
+    page.locator("[data-testid=player-name]").fill("Pip")
+    page.locator("[data-testid=create-game]").tap()
+    expect(page.locator("[data-testid=decision]")).to_have_attribute("data-kind", "start_space")
+    page.locator("[data-testid=choice]").first.tap()
+    ui.until_program(page)
+    # Everything needed to program fits on the screen without scrolling.
+    for selector in ("[data-testid=register-5]", "[data-testid=submit-program]", ".hand"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844, (selector, box)
+    board = page.locator(".board-svg").bounding_box()
+    assert board is not None and board["width"] >= 200
+    # The zoom button enlarges the board inside its frame (for big courses), and back.
+    page.locator("[data-testid=zoom]").tap()
+    zoomed = page.locator(".board-svg").bounding_box()
+    assert zoomed is not None and zoomed["width"] > board["width"]
+    page.locator("[data-testid=zoom]").tap()
+    expect(page.locator(".board-wrap")).not_to_have_class(re.compile("zoomed"))
+    for _ in range(5):
+        page.locator("[data-testid=hand-card]").first.tap()
+    expect(page.locator("[data-testid=submit-program]")).to_be_enabled()
+    shots(page, "program-phone")
+    page.select_option("[data-testid=speed]", "1")
+    page.locator("[data-testid=submit-program]").tap()
+    expect(page.locator(".board-banner.show")).to_be_visible(timeout=10_000)
+    page.wait_for_timeout(900)
+    shots(page, "activation-phone")
+    page.locator("[data-testid=skip]").tap()
+    # The next round's program is asked for (or a decision first): the game goes on.
+    expect(page.locator("[data-testid=phase]")).to_contain_text(
+        re.compile("Round 2|Register"), timeout=20_000
+    )
+    _page_has_no_horizontal_scroll(page)
+
+
+def _page_has_no_horizontal_scroll(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 392, f"the page is {width}px wide on a 390px screen"

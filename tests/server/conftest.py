@@ -1,0 +1,194 @@
+"""Helpers for the server tests: an in-process client, a WebSocket wrapper, a live uvicorn."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from roborally.bots.random_bot import RandomBot
+from roborally.server.app import ServerOptions, create_app
+from roborally.server.client import decision_from_json, json_choice
+from roborally.server.room import GameRoom
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with `starlette.testclient`")
+
+
+FAST = ServerOptions(grace_seconds=30, decision_seconds=60, min_seconds=0.01)
+
+
+def make_client(data_dir: Path, options: ServerOptions = FAST) -> TestClient:
+    return TestClient(create_app(data_dir, options))
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with make_client(tmp_path) as test_client:
+        yield test_client
+
+
+def room_of(client: TestClient, game_id: str) -> GameRoom:
+    room: GameRoom = client.app.state.server.rooms[game_id]  # type: ignore[attr-defined]
+    return room
+
+
+def create(client: TestClient, **body: Any) -> dict[str, Any]:
+    body.setdefault("course", "tiny")
+    body.setdefault("seats", [{"kind": "human"}, {"kind": "bot"}])
+    body.setdefault("first_player", 0)
+    body.setdefault("seed", 11)
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+class Ws:
+    """A TestClient WebSocket that keeps every frame it received."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.raw: list[str] = []
+        self.answered: set[str] = set()
+        self.last_state: dict[str, Any] | None = None
+
+    def send(self, **data: Any) -> None:
+        data.setdefault("v", 1)
+        self.session.send_text(json.dumps(data))
+
+    def send_raw(self, text: str) -> None:
+        self.session.send_text(text)
+
+    def recv(self) -> dict[str, Any]:
+        text = self.session.receive_text()
+        self.raw.append(text)
+        data: dict[str, Any] = json.loads(text)
+        if data["type"] == "state":
+            self.last_state = data
+        return data
+
+    def until(
+        self, kind: str, test: Callable[[dict[str, Any]], bool] = lambda m: True, limit: int = 2000
+    ) -> dict[str, Any]:
+        for _ in range(limit):
+            msg = self.recv()
+            if msg["type"] == kind and test(msg):
+                return msg
+        raise AssertionError(f"no {kind} message in {limit} messages")
+
+    def error(self) -> dict[str, Any]:
+        """The next error reply (states and events in between are skipped)."""
+        return self.until("error")
+
+    def pending_state(self) -> dict[str, Any]:
+        """The latest running state with a decision this seat has not answered yet."""
+
+        def waiting(m: dict[str, Any]) -> bool:
+            return m["status"] == "running" and any(
+                p["id"] not in self.answered for p in m["pending"]
+            )
+
+        if self.last_state is not None and waiting(self.last_state):
+            return self.last_state
+        return self.until("state", waiting)
+
+    def answer(self, state: dict[str, Any], bot: RandomBot) -> None:
+        for pending in state["pending"]:
+            if pending["id"] in self.answered:
+                continue
+            self.answered.add(pending["id"])
+            choice = bot.choose(state["observation"], decision_from_json(pending))
+            self.send(type="decide", decision_id=pending["id"], choice=json_choice(choice))
+
+    def play_to_end(self, bot: RandomBot, limit: int = 20_000) -> dict[str, Any]:
+        for _ in range(limit):
+            msg = self.recv()
+            if msg["type"] == "error":
+                raise AssertionError(f"error reply: {msg}")
+            if msg["type"] == "game_over":
+                return msg
+            if msg["type"] == "state" and msg["status"] == "running":
+                self.answer(msg, bot)
+        raise AssertionError("the game did not end")
+
+
+def connect(client: TestClient, game_id: str, token: str | None = None) -> Any:
+    """Open a WebSocket (a context manager) to a game."""
+    url = f"/ws/{game_id}" + (f"?token={token}" if token else "")
+    return client.websocket_connect(url)
+
+
+def hello(session: Any, **fields: Any) -> Ws:
+    ws = Ws(session)
+    ws.send(type="hello", **fields)
+    welcome = ws.recv()
+    assert welcome["type"] == "welcome", welcome
+    return ws
+
+
+def wait_for(test: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if test():
+            return
+        time.sleep(0.01)
+    raise AssertionError("condition not reached in time")
+
+
+# ------------------------------------------------------------------ live server
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LiveServer:
+    """The app under uvicorn in a thread, on a free local port (real sockets, real frames)."""
+
+    def __init__(self, data_dir: Path, options: ServerOptions = FAST) -> None:
+        import uvicorn
+
+        self.app = create_app(data_dir, options)
+        self.port = free_port()
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            ws="websockets-sansio",
+            ws_max_size=1 << 20,
+            lifespan="on",
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        wait_for(lambda: self.server.started)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def room(self, game_id: str) -> GameRoom:
+        room: GameRoom = self.app.state.server.rooms[game_id]  # type: ignore[attr-defined]
+        return room

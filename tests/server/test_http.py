@@ -1,0 +1,166 @@
+"""The lobby API: options, courses, creating, listing, joining and starting games, exports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from roborally.bots.random_bot import BOTS
+from roborally.content.courses import list_courses
+from roborally.content.record import parse_record, replay, write_record
+from roborally.engine.editions import all_editions
+from roborally.server.app import ServerOptions
+from roborally.server.rulesets import course_fits, courses_for, edition_available
+
+from .conftest import connect, create, hello, make_client, room_of
+
+
+def test_options_come_from_the_registries(client: TestClient) -> None:
+    options = client.get("/api/options").json()
+    assert options["v"] == 1 and options["protocol"] == 1
+    editions = {e.id: e for e in all_editions() if edition_available(e.id)}
+    assert "2023" in editions
+    assert [e["id"] for e in options["editions"]] == list(editions)
+    by_id = {e["id"]: e for e in options["editions"]}
+    assert by_id["2023"]["timer"]["choices"] == [120, 180]
+    for edition_id, edition in editions.items():
+        assert by_id[edition_id]["variants"] == list(edition.variants)
+        assert by_id[edition_id]["players"] == [edition.min_players, edition.max_players]
+        assert set(by_id[edition_id]["courses"]) == {c.id for c in courses_for(edition_id)}
+    listed = {v["id"] for v in options["variants"]}
+    assert listed == {v for e in editions.values() for v in e.variants}
+    assert [b["id"] for b in options["bots"]] == sorted(BOTS)
+    playable = {c.id for c in list_courses() if any(course_fits(c, e) for e in editions)}
+    assert {c["id"] for c in options["courses"]} == playable
+    assert options["limits"]["message_bytes"] == 65536
+
+
+def test_course_board(client: TestClient) -> None:
+    data = client.get("/api/courses/tiny").json()
+    board = data["board"]
+    assert data["course"]["id"] == "tiny"
+    assert board["width"] == 10 and board["height"] == 13
+    assert board["checkpoints"] == [[7, 6], [2, 2]]
+    assert any("belt" in c for c in board["cells"])
+    assert len(board["start_spaces"]) == 6
+    assert client.get("/api/courses/nope").status_code == 404
+    assert client.get("/api/courses").json()["courses"][0]["id"]
+
+
+def test_create_refuses_bad_requests(client: TestClient) -> None:
+    def code(body: object, status: int = 400) -> str:
+        response = client.post("/api/games", json=body)
+        assert response.status_code == status, response.text
+        result: str = response.json()["error"]["code"]
+        return result
+
+    seats = [{"kind": "human"}, {"kind": "bot"}]
+    assert code({"course": "nope", "seats": seats}) == "unknown_course"
+    assert code({"course": "../../etc/passwd.course", "seats": seats}) == "unknown_course"
+    assert code({"course": "tiny", "seats": seats, "edition": "1999"}) == "unknown_edition"
+    assert code({"course": "tiny", "seats": [{"kind": "bot", "bot": "genius"}] * 2}) == (
+        "unknown_bot"
+    )
+    assert code({"course": "tiny", "seats": seats, "variants": ["turbo"]}) == "unknown_variant"
+    assert code({"course": "tiny", "seats": []}) == "bad_request"
+    assert code({"course": "tiny", "seats": [{"kind": "human"}]}) == "bad_request"  # tiny: 2-6
+    assert code({"course": "tiny", "seats": [{"kind": "alien"}] * 2}) == "bad_request"
+    assert code({"course": "tiny", "seats": [{"kind": "human", "name": "a,b"}] * 2}) == "bad_name"
+    assert code({"course": "tiny", "seats": seats, "max_rounds": -1}) == "bad_request"
+    assert code({"course": "tiny", "seats": seats, "seed": "x"}) == "bad_request"
+    assert code({"course": "tiny", "seats": seats, "timer_seconds": 10_000}) == "bad_request"
+    assert code({"course": "tiny", "seats": seats, "first_player": 5}) == "bad_request"
+    assert code([1, 2]) == "bad_request"
+    response = client.post("/api/games", content=b"{nope")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_json"
+    response = client.post("/api/games", content=b"[" * 70_000)
+    assert response.status_code == 413 and response.json()["error"]["code"] == "too_large"
+    assert client.get("/api/games").json()["games"] == []
+
+
+def test_speed_timer_turns_on_with_the_variant(client: TestClient) -> None:
+    game = create(client, variants=["speed"])
+    room = room_of(client, game["game_id"])
+    assert room.settings.timer_seconds == 180 and "speed" in room.settings.variants
+    game = create(client, timer_seconds=120)
+    room = room_of(client, game["game_id"])
+    assert room.settings.timer_seconds == 120 and "speed" in room.settings.variants
+    game = create(client)
+    assert room_of(client, game["game_id"]).settings.timer_seconds == 0
+
+
+def test_create_list_join_and_start(client: TestClient) -> None:
+    game = create(client, seats=[{"kind": "human", "name": "Ada"}, {"kind": "human"}])
+    gid = game["game_id"]
+    assert [s["seat"] for s in game["seats"]] == [0, 1]
+    assert all(s["url"].endswith(f"?game={gid}&token={s['token']}") for s in game["seats"])
+    assert game["spectator_url"].endswith(f"/?game={gid}")
+    assert game["ws_url"].startswith("ws://") and game["ws_url"].endswith(f"/ws/{gid}")
+    listed = client.get("/api/games").json()["games"]
+    assert [g["game_id"] for g in listed] == [gid]
+    assert listed[0]["status"] == "open" and listed[0]["free_seats"] == [0, 1]
+    assert "seed" not in str(listed[0])
+    joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
+    assert joined["seat"] == 0 and joined["token"] != game["seats"][0]["token"]
+    summary = client.get(f"/api/games/{gid}").json()
+    assert summary["free_seats"] == [1] and summary["seats"][0]["name"] == "Bo"
+    # The invite link of a joined seat no longer works.
+    with connect(client, gid, game["seats"][0]["token"]) as session:
+        assert session.receive_json()["code"] == "bad_token"
+    assert client.post(f"/api/games/{gid}/join", json={"seat": 0}).status_code == 409
+    bad = client.post(f"/api/games/{gid}/start", json={"host_token": "nope"})
+    assert bad.status_code == 403
+    assert client.get(f"/api/games/{gid}/record").status_code == 409
+    assert client.get(f"/api/games/{gid}/replay").status_code == 409
+    started = client.post(f"/api/games/{gid}/start", json={"host_token": game["host_token"]})
+    assert started.json()["status"] == "running"
+    assert client.post(f"/api/games/{gid}/join", json={}).json()["error"]["code"] == "not_open"
+    again = client.post(f"/api/games/{gid}/start", json={"host_token": game["host_token"]})
+    assert again.status_code == 409
+    assert client.get("/api/games/zzz").status_code == 404
+    assert client.get("/api/health").json()["games"] == 1
+
+
+def test_private_games_are_not_listed(client: TestClient) -> None:
+    game = create(client, seats=[{"kind": "human"}, {"kind": "human"}], public=False)
+    assert client.get("/api/games").json()["games"] == []
+    response = client.post(f"/api/games/{game['game_id']}/join", json={})
+    assert response.status_code == 403
+
+
+def test_bot_game_runs_at_once_and_exports_its_record(client: TestClient) -> None:
+    game = create(client, seats=[{"kind": "bot"}] * 3, max_rounds=8, first_player=None)
+    gid = game["game_id"]
+    room = room_of(client, gid)
+    assert room.status == "finished" and room.game is not None
+    text = client.get(f"/api/games/{gid}/record").text
+    assert text == write_record(room.game, "tiny")
+    assert replay(parse_record(text)).digest() == room.game.digest()
+    data = client.get(f"/api/games/{gid}/replay").json()
+    assert len(data["frames"]) == len(data["actions"]) + 1 == len(room.game.actions) + 1
+    assert len(data["events"]) == len(room.game.events)
+    assert data["frames"][-1]["event"] == len(room.game.events)
+    assert data["outcome"]["result"] == room.game.outcome().result_text(room.game.config.players)  # type: ignore[union-attr]
+    assert '"hand": [' not in str(data["frames"])
+    finished = client.get("/api/games?status=finished").json()["games"]
+    assert [g["game_id"] for g in finished] == [gid]
+    # A spectator of a finished game gets the end at once.
+    with connect(client, gid) as session:
+        ws = hello(session)
+        state = ws.until("state")
+        assert state["status"] == "finished" and state["outcome"]
+        assert ws.until("game_over")["outcome"] == data["outcome"]
+
+
+def test_finished_games_leave_memory_but_not_the_store(tmp_path: Path) -> None:
+    options = ServerOptions(keep_finished=1, min_seconds=0.01)
+    with make_client(tmp_path, options) as client:
+        ids = [
+            create(client, seats=[{"kind": "bot"}] * 2, max_rounds=2)["game_id"] for _ in range(3)
+        ]
+        rooms = client.app.state.server.rooms  # type: ignore[attr-defined]
+        assert len(rooms) == 1
+        for gid in ids:
+            response = client.get(f"/api/games/{gid}/record")
+            assert response.status_code == 200 and "result: " in response.text

@@ -1,0 +1,161 @@
+"""Playing through the WebSocket API, and hidden information checked on the wire."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from roborally.bots.random_bot import RandomBot
+from roborally.content.record import parse_record, replay, write_record
+from roborally.engine.events import Event, EventKind
+from roborally.server.client import RemotePlayer
+from roborally.server.rulesets import edition_available
+
+from .conftest import LiveServer, connect, create, hello, room_of
+
+
+def test_a_human_seat_plays_a_whole_game(client: TestClient) -> None:
+    game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "bot"}])
+    gid = game["game_id"]
+    with connect(client, gid, game["seats"][0]["token"]) as session:
+        ws = hello(session, name="Ada")
+        lobby = ws.until("state")
+        assert lobby["status"] == "open" and lobby["observation"] is None
+        assert lobby["seats"][0]["name"] == "Ada" and lobby["seats"][0]["taken"]
+        ws.send(type="ready", id="r1")
+        assert ws.until("ack")["ref"] == "r1"
+        over = ws.play_to_end(RandomBot(5))
+    room = room_of(client, gid)
+    assert room.game is not None and room.game.is_over()
+    assert over["outcome"]["result"] == room.game.outcome().result_text(  # type: ignore[union-attr]
+        room.game.config.players
+    )
+    assert room.game.config.players[0] == "Ada"
+    # Every event reached the player exactly once, in order, with register segments.
+    indexes = []
+    for text in ws.raw:
+        msg = json.loads(text)
+        if msg["type"] == "events":
+            assert [e["i"] for e in msg["events"]] == list(range(msg["first"], msg["next"]))
+            for seg in msg["segments"]:
+                chunk = msg["events"][seg["start"] : seg["end"]]
+                assert {(e["round"], e["register"]) for e in chunk} == {
+                    (seg["round"], seg["register"])
+                }
+            indexes.extend(e["i"] for e in msg["events"])
+    assert indexes == list(range(len(room.game.events)))
+    # The export is the engine's record, and it replays to the same game.
+    text = client.get(f"/api/games/{gid}/record").text
+    assert text == write_record(room.game, "tiny")
+    assert replay(parse_record(text)).digest() == room.game.digest()
+    assert room.store.load(gid).record == text  # type: ignore[union-attr]
+
+
+def _hands_in(text: str) -> list[Any]:
+    """Every list that follows a "hand" key in a raw frame."""
+    return [json.loads(m) for m in re.findall(r'"hand":(\[[^\]]*\])', text)]
+
+
+def _check_view(msg: dict[str, Any], viewer: int | None) -> None:
+    if msg["type"] == "state" and msg["observation"] is not None:
+        obs = msg["observation"]
+        assert obs["seat"] == viewer
+        for player in obs["players"]:
+            if player["seat"] == viewer:
+                continue
+            assert isinstance(player["hand"], int)
+            for register in player["registers"]:
+                assert isinstance(register["facedown_haywire"], bool)
+                if not register["revealed"]:
+                    assert register["cards"] is None
+        assert all(d["seat"] == viewer for d in obs["pending"])
+        assert all(d["seat"] == viewer for d in msg["pending"])
+        if viewer is None:
+            assert msg["pending"] == [] and msg["submitted"] == []
+    if msg["type"] == "events":
+        for event in msg["events"]:
+            if event["kind"] == "damaged" and "to register" in event.get("cause", ""):
+                assert ("card" in event) == (event["seat"] == viewer)
+
+
+@pytest.mark.parametrize(
+    ("edition", "course"),
+    [
+        ("2023", "tiny"),
+        pytest.param(
+            "classic",
+            "cl-tune-up",
+            marks=pytest.mark.skipif(not edition_available("classic"), reason="no classic"),
+        ),
+    ],
+)
+def test_hidden_information_on_the_wire(tmp_path: Path, edition: str, course: str) -> None:
+    """Two remote players and a spectator over real sockets: each frame holds only its view."""
+
+    async def play(base: str) -> tuple[str, list[Any]]:
+        async with httpx.AsyncClient(base_url=base) as http:
+            body = {
+                "edition": edition,
+                "course": course,
+                "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}],
+                "max_rounds": 12,
+                "seed": 4,
+            }
+            game = (await http.post("/api/games", json=body)).json()
+        players = [
+            RemotePlayer(game["ws_url"], s["token"], seed=i, keep_raw=True)
+            for i, s in enumerate(game["seats"][:2])
+        ]
+        spectator = RemotePlayer(game["ws_url"], act=False, keep_raw=True)
+        results = await asyncio.gather(spectator.run(), *(p.run() for p in players))
+        return game["game_id"], list(results)
+
+    with LiveServer(tmp_path) as live:
+        # A fresh thread: Playwright's sync API (browser tests) may own this thread's loop.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            gid, (watcher, first, second) = pool.submit(asyncio.run, play(live.base)).result()
+        room = live.room(gid)
+    assert room.game is not None and room.game.is_over()
+    for result, viewer in ((first, 0), (second, 1), (watcher, None)):
+        assert result.errors == [] and result.outcome is not None
+        assert result.seat == viewer
+        for text in result.raw:
+            msg = json.loads(text)
+            _check_view(msg, viewer)
+            if viewer is None:
+                assert '"hand":[' not in text  # a spectator never receives any hand
+            else:
+                # The only hands in a player's frames are its own (player view, decision info).
+                players = (msg.get("observation") or {}).get("players", [])
+                mine = [p["hand"] for p in players if p["seat"] == viewer]
+                for hand in _hands_in(text):
+                    assert hand in mine, (viewer, hand, mine)
+    assert first.decisions > 10 and second.decisions > 10
+    assert any(_hands_in(text) for text in first.raw)  # the check above did see hands
+
+
+def test_face_down_haywire_is_redacted_for_others(client: TestClient) -> None:
+    game = create(client, seats=[{"kind": "bot"}] * 2, max_rounds=1)
+    room = room_of(client, game["game_id"])
+    assert room.game is not None
+    haywire = next(c.name for c in room.game.config.damage_deck.cards if c.type.value == "haywire")
+    room.game.state.events.append(
+        Event(EventKind.DAMAGED, 1, 2, seat=1, card=haywire, amount=1, cause="laser; to register 2")
+    )
+    room.game.state.events.append(
+        Event(EventKind.DAMAGED, 1, 2, seat=1, card="spam", amount=1, cause="laser; to discard")
+    )
+    last = len(room.game.events) - 2
+    assert room.event_json(last, 1)["card"] == haywire
+    for viewer in (0, None):
+        hidden = room.event_json(last, viewer)
+        assert "card" not in hidden and hidden["hidden"] is True
+        assert room.event_json(last + 1, viewer)["card"] == "spam"

@@ -1,0 +1,79 @@
+"""Persistence: a restarted server reloads its games and players continue where they were."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from roborally.bots.random_bot import RandomBot
+from roborally.content.record import parse_record, replay, write_record
+from roborally.server.store import DB_NAME
+
+from .conftest import connect, create, hello, make_client, room_of
+
+
+def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
+    bot = RandomBot(8)
+    with make_client(tmp_path) as client:
+        game = create(
+            client,
+            seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
+            max_rounds=4,
+            grace_seconds=1.0,
+        )
+        gid = game["game_id"]
+        token, idle = game["seats"][0]["token"], game["seats"][2]["token"]
+        lobby = create(client, seats=[{"kind": "human"}, {"kind": "human"}])
+        joined = client.post(f"/api/games/{lobby['game_id']}/join", json={"name": "Cy"}).json()
+        with connect(client, gid, token) as s0:  # seat 2 never comes: auto after 1 s
+            ws = hello(s0, name="Ada")
+            ws.send(type="start")
+            for _ in range(3):  # a few decisions of seat 0
+                ws.answer(ws.pending_state(), bot)
+            ws.until("ack")
+        room = room_of(client, gid)
+        assert room.game is not None
+        digest, actions = room.game.digest(), list(room.game.actions)
+        pending = [d.id for d in room.game.pending_decisions()]
+        assert len(actions) >= 4 and pending
+    assert (tmp_path / DB_NAME).is_file()
+
+    with make_client(tmp_path) as client:  # a new server on the same data directory
+        room = room_of(client, gid)
+        assert room.status == "running" and room.game is not None
+        assert room.game.digest() == digest and room.game.actions == actions
+        assert [d.id for d in room.game.pending_decisions()] == pending
+        assert room.seats[0].name == "Ada" and room.game.config.players[0] == "Ada"
+        open_game = client.get(f"/api/games/{lobby['game_id']}").json()
+        assert open_game["status"] == "open" and open_game["seats"][0]["name"] == "Cy"
+        assert open_game["free_seats"] == [1]
+        with connect(client, lobby["game_id"], joined["token"]) as session:
+            assert hello(session).session is session  # the joined token still works
+        with connect(client, gid, idle) as s2:  # seat 2 looks in, then leaves for good
+            other = hello(s2)
+            other.send(type="sync", since=0)
+            events = other.until("events")
+            assert events["first"] == 0 and events["next"] == len(room.game.events)
+            assert other.until("state")["event_count"] == len(room.game.events)
+        with connect(client, gid, token) as s0:
+            ws = hello(s0)
+            state = ws.pending_state()
+            assert {p["id"] for p in state["pending"]} <= set(pending)
+            over = ws.play_to_end(bot)  # seat 2 is auto-played after its grace period
+        assert room.seats[2].auto and not room.seats[0].auto
+        assert over["outcome"]["result"]
+        text = client.get(f"/api/games/{gid}/record").text
+        assert text == write_record(room.game, "tiny")
+        replayed = replay(parse_record(text))
+        assert replayed.actions[: len(actions)] == actions
+        assert replayed.digest() == room.game.digest()
+
+    with make_client(tmp_path) as client:  # finished games stay for replay and export
+        assert gid not in client.app.state.server.rooms  # type: ignore[attr-defined]
+        assert client.get(f"/api/games/{gid}/record").text == text
+        frames = client.get(f"/api/games/{gid}/replay").json()["frames"]
+        assert len(frames) == len(replayed.actions) + 1
+        finished = client.get("/api/games?status=finished").json()["games"]
+        assert [g["game_id"] for g in finished] == [gid]
+        assert finished[0]["result"] == replayed.outcome().result_text(  # type: ignore[union-attr]
+            replayed.config.players
+        )

@@ -1,0 +1,181 @@
+"""Timers and absent players: a game never waits for ever."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from roborally.bots.random_bot import RandomBot
+from roborally.content.record import parse_record
+from roborally.server.app import ServerOptions
+from roborally.server.rulesets import edition_available
+
+from .conftest import connect, create, hello, make_client, room_of, wait_for
+
+
+def _lines(client: TestClient, gid: str) -> dict[str, list[str]]:
+    record = parse_record(client.get(f"/api/games/{gid}/record").text)
+    return {line.decision_id: line.tokens for line in record.lines}
+
+
+def test_speed_timer_fills_registers_and_keeps_the_draft(client: TestClient) -> None:
+    game = create(
+        client, timer_seconds=0.3, decision_seconds=0.3, max_rounds=2, variants=["lighter"]
+    )
+    gid = game["game_id"]
+    with connect(client, gid, game["seats"][0]["token"]) as session:
+        ws = hello(session)
+        ws.send(type="ready")
+        state = ws.pending_state()
+        start = state["pending"][0]
+        assert start["kind"] == "start_space" and start["deadline"] is not None
+        assert any(t["reason"] == "decision" and t["seat"] == 0 for t in state["timers"])
+        ws.send(type="decide", decision_id=start["id"], choice=start["options"][-1])
+        ws.answered.add(start["id"])
+        state = ws.pending_state()
+        program = state["pending"][0]
+        assert program["kind"] == "program"
+        remaining = program["deadline"] - state["server_time"]
+        assert 0 < remaining <= 0.3
+        first = program["info"]["hand"][0]
+        ws.send(type="draft", decision_id=program["id"], program=[None, None, first, None, None])
+        assert ws.until("ack")["for"] == "draft"
+        # Nothing more from this seat: every later decision times out.
+        over = ws.until("game_over")
+        assert over["outcome"]["termination"] == "round_limit"
+    lines = _lines(client, gid)
+    drafted = lines["t1-p1-program"]
+    assert drafted[2] == first and "-" not in drafted and len(drafted) == 5  # kept, rest filled
+    assert lines["t2-p1-program"] == ["timeout"]  # no draft: the engine fills at random
+    assert lines["t1-p1-shutdown"] == ["timeout"]
+    room = room_of(client, gid)
+    assert room.game is not None
+    registers = [p.registers for p in room.game.state.players]
+    assert all(len(r) == 5 for r in registers)
+
+
+def test_no_timer_without_speed_mode(client: TestClient) -> None:
+    game = create(client, decision_seconds=0)
+    with connect(client, game["game_id"], game["seats"][0]["token"]) as session:
+        ws = hello(session)
+        ws.send(type="ready")
+        state = ws.pending_state()
+        assert state["pending"][0]["deadline"] is None and state["timers"] == []
+
+
+@pytest.mark.skipif(not edition_available("classic"), reason="no classic engine")
+def test_classic_sand_timer_starts_for_the_last_player(client: TestClient) -> None:
+    """Classic: only the last player still programming is timed (30 s; shortened here)."""
+    game = create(
+        client,
+        edition="classic",
+        course="cl-tune-up",
+        seats=[{"kind": "human"}, {"kind": "human"}],
+        timer_seconds=0.3,
+        decision_seconds=0,
+        max_rounds=1,
+    )
+    gid = game["game_id"]
+    room = room_of(client, gid)
+    with (
+        connect(client, gid, game["seats"][0]["token"]) as s0,
+        connect(client, gid, game["seats"][1]["token"]) as s1,
+    ):
+        first, second = hello(s0), hello(s1)
+        first.send(type="ready")
+        second.send(type="ready")
+        bot = RandomBot(3)
+        # Answer everything until seat 0 has a program to write.
+        while True:
+            state = first.pending_state()
+            pending = state["pending"][0]
+            if pending["kind"] == "program":
+                break
+            first.answer(state, bot)
+        assert pending["deadline"] is None
+        assert not [t for t in state["timers"] if t["reason"] == "timer"]
+        first.answer(state, bot)
+        # Seat 1 is the last one programming: its decision now has the sand timer.
+        timed = second.until(
+            "state",
+            lambda m: any(p["kind"] == "program" and p["deadline"] for p in m["pending"]),
+        )
+        assert [t["seat"] for t in timed["timers"] if t["reason"] == "timer"] == [1]
+        wait_for(
+            lambda: (
+                room.status == "finished"
+                or "t1-p2-program" not in {d.id for d in room.game.pending_decisions()}
+            )
+        )  # type: ignore[union-attr]
+    lines = _lines(client, gid) if room.status == "finished" else {}
+    if lines:
+        assert lines["t1-p2-program"] == ["timeout"]
+
+
+def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
+    options = ServerOptions(grace_seconds=0.3, decision_seconds=0, min_seconds=0.01)
+    with make_client(tmp_path, options) as client:
+        game = create(
+            client,
+            seats=[{"kind": "human"}, {"kind": "human"}],
+            max_rounds=5,
+            variants=["lighter"],  # no upgrade phase: start space, then programs
+        )
+        gid = game["game_id"]
+        room = room_of(client, gid)
+        token0, token1 = game["seats"][0]["token"], game["seats"][1]["token"]
+        with connect(client, gid, token1) as s1:
+            stay = hello(s1)
+            with connect(client, gid, token0) as s0:
+                leave = hello(s0)
+                leave.send(type="ready")
+                stay.send(type="ready")
+                leave.until("state", lambda m: m["status"] == "running")
+            # Seat 0 left: after the grace period auto-play answers for it.
+            away = stay.until("state", lambda m: m["seats"][0]["auto"])
+            assert away["seats"][0]["connected"] is False
+            assert room.seats[0].auto
+            wait_for(lambda: not room.game.pending_decisions(0))  # type: ignore[union-attr]
+            # Seat 1 plays on: the game does not stall.
+            state = stay.pending_state()
+            start = state["pending"][0]
+            stay.send(type="decide", decision_id=start["id"], choice=start["options"][0])
+            stay.answered.add(start["id"])
+            state = stay.pending_state()
+            assert state["pending"][0]["kind"] == "program"
+            assert "t1-p1-program" not in [d.id for d in room.game.pending_decisions()]  # type: ignore[union-attr]
+            # Seat 0 comes back with its token and takes the seat back.
+            with connect(client, gid, token0) as s0:
+                back = hello(s0)
+                state = back.until("state")
+                assert state["seats"][0]["auto"] is False and not room.seats[0].auto
+                program = stay.pending_state()["pending"][0]
+                hand = program["info"]["hand"]
+                stay.send(type="decide", decision_id=program["id"], choice=hand[:5])
+                stay.answered.add(program["id"])
+                # Round 1's shutdown question now waits for the returned player.
+                mine = back.pending_state()
+                assert mine["pending"][0]["seat"] == 0
+                time.sleep(0.5)  # longer than the grace period: no auto-play now
+                assert room.game.pending_decisions(0)  # type: ignore[union-attr]
+                assert not room.seats[0].auto
+
+
+def test_a_seat_never_taken_is_auto_played(tmp_path: Path) -> None:
+    options = ServerOptions(grace_seconds=0.05, decision_seconds=0, min_seconds=0.01)
+    with make_client(tmp_path, options) as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], max_rounds=3)
+        gid = game["game_id"]
+        client.post(f"/api/games/{gid}/start", json={"host_token": game["host_token"]})
+        room = room_of(client, gid)
+        wait_for(lambda: room.status == "finished")
+        assert room.seats[0].auto
+        # Acting after the end is out of phase.
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            ws = hello(session)
+            ws.until("game_over")
+            ws.send(type="decide", decision_id="t1-p1-program", choice="timeout")
+            assert ws.error()["code"] == "out_of_phase"
