@@ -5,7 +5,7 @@ PY ?= python3
 UV := $(shell command -v uv >/dev/null 2>&1 && echo uv || echo $(PY) -m uv)
 RUN := $(UV) run --frozen
 
-.PHONY: setup system-deps play test lint typecheck pytest bench soak gallery clean
+.PHONY: setup system-deps play play-headless load test lint typecheck pytest bench soak gallery clean
 
 # Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering.
 # Installed only when missing (CI runs as root; elsewhere sudo is used if available).
@@ -26,8 +26,13 @@ setup:
 		|| $(PY) -m pip install --quiet uv
 	@$(UV) sync --quiet --frozen
 
+# The game server with its lobby page; open the printed URL (Ctrl-C stops it).
 play: setup
-	$(RUN) roborally play --edition 2023 --course tiny --bots random,random,random --seed 1
+	$(RUN) roborally serve --host 127.0.0.1 --port 8000 --data .roborally-data
+
+# A headless game between bots, printed round by round.
+play-headless: setup
+	$(RUN) roborally play --edition 2023 --course tiny --bots planner,random,random --seed 1
 
 lint: setup
 	$(RUN) ruff check src tests bench
@@ -47,6 +52,9 @@ bench: setup
 
 soak: setup
 	$(RUN) python bench/soak.py --games 1000
+
+load: setup
+	$(RUN) python bench/load_test.py
 
 gallery: setup system-deps
 	$(RUN) roborally gallery --out docs

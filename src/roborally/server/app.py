@@ -610,6 +610,9 @@ def create_app(
     ]
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={ApiError: _api_error})
     app.state.server = server
+    from roborally.server import web_extras
+
+    web_extras.install(app)  # the rendered board layer and card texts for the page
     return app
 
 
