@@ -62,6 +62,7 @@ def parse_damage_deck(text: str, filename: str = DAMAGE_FILE) -> DamageDeckSpec:
                 effect,
                 str(entry["text"]),
                 str(entry.get("source", "")),
+                str(entry.get("source_name", "")),
             )
         )
     deck = DamageDeckSpec(tuple(specs), str(data.get("note", "")))

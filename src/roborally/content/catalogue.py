@@ -28,6 +28,7 @@ def _catalogue_2023() -> dict[str, list[dict[str, Any]]]:
         {
             "id": spec.name,
             "name": spec.title,
+            "source_name": spec.source_name,
             "type": spec.type.value,
             "count": spec.copies,
             "text": spec.text,
@@ -39,6 +40,7 @@ def _catalogue_2023() -> dict[str, list[dict[str, Any]]]:
         {
             "id": spec.name,
             "name": spec.title,
+            "source_name": spec.source_name,
             "type": spec.type.value,
             "count": spec.copies,
             "text": spec.text,

@@ -6,7 +6,7 @@ the winner are derived on replay. ``docs/record-format.md`` describes the format
 
     roborally-record: 1
     edition: 2023
-    rules: 2023/1
+    rules: 2023/2
     rng: splitmix64/1
     course: tiny
     seed: 7

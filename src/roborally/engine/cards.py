@@ -11,7 +11,7 @@ are interchangeable for play, so decisions name cards by ``name`` (``"move2"``, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 
@@ -48,11 +48,24 @@ class CardSpec:
     effect: str = ""
     text: str = ""
     source: str = ""
+    source_name: str = ""  # the name in the rulebook's language (Ukrainian for 2023)
 
 
 # The 2023 personal programming deck (spec 1.3, 000: 349-394).
+_SOURCE_NAMES = {
+    "move1": "Рух 1",
+    "move2": "Рух 2",
+    "move3": "Рух 3",
+    "rotate_right": "Поворот праворуч",
+    "rotate_left": "Поворот ліворуч",
+    "u_turn": "Розворот",
+    "move_back": "Рух назад",
+    "power_up": "Заряд",
+    "again": "Повтор",
+}
+
 PROGRAMMING_CARDS: dict[str, CardSpec] = {
-    spec.name: spec
+    spec.name: replace(spec, source_name=_SOURCE_NAMES[spec.name])
     for spec in (
         CardSpec(
             "move1",
@@ -208,8 +221,9 @@ def default_damage_deck() -> DamageDeckSpec:
             "When revealed, put this card in the damage discard pile and replace it with"
             " the top card of your programming deck.",
             "000: 580-588",
+            "спам",
         )
     ]
     for name, title, effect, text, source in haywire:
-        cards.append(CardSpec(name, CardType.HAYWIRE, title, 2, effect, text, source))
+        cards.append(CardSpec(name, CardType.HAYWIRE, title, 2, effect, text, source, "збій"))
     return DamageDeckSpec(tuple(cards), "placeholder split 30 SPAM / 10 Haywire (spec 12-A1)")
