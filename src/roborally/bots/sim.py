@@ -464,18 +464,21 @@ def perform(mech: Mechanics, seat: int, effect: int) -> None:
         mech.move(seat, robot.facing.turned(Turn.RIGHT), 2, "haywire")
 
 
-_MODELS: dict[tuple[Any, ...], BoardModel] = {}
+# Values keep the course itself: an id() can be reused once a course is garbage collected.
+_MODELS: dict[tuple[Any, ...], tuple[Course, BoardModel]] = {}
 
 
 def board_model(course: Course, family: str, variants: frozenset[str] = frozenset()) -> BoardModel:
     """The cached model of ``course`` (one per course, family and the variants that matter)."""
     relevant = frozenset(v for v in variants if v in ("less_deadly", "dynamic_archiving"))
     key = (id(course), course.name, family, relevant)
-    model = _MODELS.get(key)
-    if model is None:
-        if len(_MODELS) > 32:
-            _MODELS.clear()
-        model = _MODELS[key] = BoardModel(course, family, relevant)
+    entry = _MODELS.get(key)
+    if entry is not None and entry[0] is course:
+        return entry[1]
+    if len(_MODELS) > 32:
+        _MODELS.clear()
+    model = BoardModel(course, family, relevant)
+    _MODELS[key] = (course, model)
     return model
 
 
