@@ -470,7 +470,11 @@ _MODELS: dict[tuple[Any, ...], tuple[Course, BoardModel]] = {}
 
 def board_model(course: Course, family: str, variants: frozenset[str] = frozenset()) -> BoardModel:
     """The cached model of ``course`` (one per course, family and the variants that matter)."""
-    relevant = frozenset(v for v in variants if v in ("less_deadly", "dynamic_archiving"))
+    # "lighter" too: a model filled during a game with upgrades must not serve a lighter game
+    # (see the issue note: the lone simulation then disagreed with the engine).
+    relevant = frozenset(
+        v for v in variants if v in ("less_deadly", "dynamic_archiving", "lighter")
+    )
     key = (id(course), course.name, family, relevant)
     entry = _MODELS.get(key)
     if entry is not None and entry[0] is course:
