@@ -403,6 +403,32 @@ def test_every_decision_kind_gets_a_legal_answer() -> None:
     assert ExpertBot(1).choose(obs, odd) in odd.options
 
 
+def test_classic_questions_get_legal_answers() -> None:
+    game = new_game("cl-first-shift", 3, 4, edition="classic")
+    advance_to_program(game, [RandomBot(1), RandomBot(2), RandomBot(3)], 0, 2)
+    obs = game.observation(0)
+    bot = PlannerBot(1)
+    bot.strict = True
+    cases = [
+        ("t2-r1-move-1-p1-brakes", ("no", "yes")),
+        ("t2-r1-move-1-p1-fourth_gear", ("no", "yes")),
+        ("t2-r1-move-1-p1-reverse_gear", ("no", "yes")),
+        ("t2-r1-lasers-1-p1-weapon", ("laser", "mini_howitzer", "fire_control lock 2")),
+        ("t2-r1-lasers-1-p1-shield", ("keep", "brakes", "ablative_coat")),
+        ("t2-r0-store-1-p1-flywheel", ("none", "move1@490", "move3@800")),
+        ("t2-r0-cleanup-1-p1-lose_option", ("ablative_coat", "recompile")),
+        ("t2-r0-recompile-1-p1-recompile", ("no", "yes")),
+        ("t2-r0-x-1-p1-something_new", ("first", "second")),
+    ]
+    for decision_id, options in cases:
+        decision = Decision(decision_id, 0, DecisionKind.SIDESTEP, "takes 3 damage", options)
+        assert bot.choose(obs, decision) in options, decision_id
+    power = Decision("t2-r0-announce-1-p1-power_down", 0, DecisionKind.SHUTDOWN, "", (False, True))
+    assert bot.choose(obs, power) in (False, True)
+    place = Decision("t2-r0-reenter-1-p1-reenter", 0, DecisionKind.REBOOT_FACING, "", ("1,1 N",))
+    assert bot.choose(obs, place) == "1,1 N"
+
+
 def test_unknown_course_falls_back_to_a_legal_program() -> None:
     game = new_game("tiny", 2, 6)
     decision = advance_to_program(game, [RandomBot(1), RandomBot(2)])

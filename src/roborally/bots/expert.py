@@ -54,6 +54,8 @@ from roborally.engine.board import Course
 from roborally.engine.decisions import Decision, DecisionKind
 from roborally.engine.geometry import Direction
 
+FIRST_MOVES = ("move1", "move2", "move3", "back_up")
+
 
 @cache
 def _classic_deck() -> tuple[str, ...]:
@@ -320,10 +322,12 @@ class ExpertBot(PlannerBot):
                 me.lives,
             )
             their = ProgramSearch(model, nxt, self.weights, search.variants)
+            # classic-1994: register 1 must hold a move (a Back Up counts)
+            first = set(FIRST_MOVES) if model.family == "classic-1994" else None
             costs = []
             for hand in self._hands:
                 try:
-                    costs.append(their.search(hand, None, starts).best.cost)
+                    costs.append(their.search(hand, None, starts, first_kinds=first).best.cost)
                 except BotError:
                     costs.append(now)
             # the next round's best end, measured against what the field promised now

@@ -1022,6 +1022,14 @@ class PlannerBot:
             return min(cards, key=lambda o: _rank(card_type(o)))
         if what == "weapon":
             return "laser" if "laser" in options else options[0]
+        if what == "shield" and "keep" in options:
+            # give up the least useful option card when the damage would lock or destroy
+            numbers = [int(w) for w in decision.prompt.split() if w.isdigit()]
+            coming = numbers[0] if numbers else 1
+            cards = [o for o in options if o != "keep"]
+            if cards and self.me(obs).damage + coming >= 5:
+                return min(cards, key=lambda o: OPTION_VALUE.index(o) if o in OPTION_VALUE else -1)
+            return "keep"
         if "no" in options:
             return "no"
         return decision.options[0]

@@ -475,7 +475,10 @@ class UpgradeRules(Mechanics):
         seat = player.seat
         if verb == "draw":
             card = self.draw_upgrade()
-            assert card is not None
+            if card is None:
+                # 12-B11: an earlier player in turn order took the last card; no draw, no cost.
+                player.drew = True
+                return
             self.spend(player, 1)
             player.reserve.append(card)
             player.drew = True
