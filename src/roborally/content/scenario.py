@@ -226,7 +226,7 @@ _EXPECT_KINDS = {
     "memory",
     "upgrade deck",
     "upgrade discard",
-    # classic editions (roborally.engine.classic.scenario.EXPECTATIONS)
+    # classic editions (roborally.content.classic_scenario.EXPECTATIONS)
     "damage tokens",
     "lives",
     "options",
@@ -382,7 +382,7 @@ def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) ->
         raise fail(lineno, f"unknown robot attribute {word!r}")
 
 
-#: Robot attributes of the classic editions (roborally.engine.classic.scenario).
+#: Robot attributes of the classic editions (roborally.content.classic_scenario).
 _CLASSIC_ATTRIBUTES = frozenset(
     {"damage", "lives", "options", "powered", "announced", "dock", "register", "stored"}
     | {"destroyed"}
@@ -405,7 +405,7 @@ def build_state(scenario: Scenario) -> GameState:
     """The scenario's starting position as a game state."""
     assert scenario.course is not None
     if scenario.edition.startswith("classic"):
-        from roborally.engine.classic.scenario import build_state as build_classic_state
+        from roborally.content.classic_scenario import build_state as build_classic_state
 
         return build_classic_state(scenario)
     names = tuple(r.name for r in scenario.robots)
@@ -706,7 +706,7 @@ def _actual(
     if what == "upgrade deck":
         return " ".join(c.name for c in reversed(state.upgrade_deck)) or "-"
     if state.config.edition.startswith("classic"):
-        from roborally.engine.classic.scenario import EXPECTATIONS, expectation
+        from roborally.content.classic_scenario import EXPECTATIONS, expectation
 
         if what in EXPECTATIONS:
             return expectation(what, state, player, names, events)
