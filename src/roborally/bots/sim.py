@@ -346,7 +346,14 @@ class BoardModel:
         return False
 
     def step(self, register: int, state: int, effect: int) -> Step:
-        """One whole register for a lone robot: the effect, then the board (memoised)."""
+        """One whole register for a lone robot: the effect, then the board (memoised).
+
+        ``effect`` must be one of :data:`EFFECTS` (a card code such as :data:`C_POWER` is
+        resolved first, see :func:`resolve_code`): the tables are flat, so an out-of-range
+        effect would read and overwrite another state's entry.
+        """
+        if not 0 <= effect < NE:
+            raise ValueError(f"not a card effect: {effect} (resolve card codes first)")
         table = self.tables[register]
         key = state * NE + effect
         hit = table[key]
@@ -470,11 +477,7 @@ _MODELS: dict[tuple[Any, ...], tuple[Course, BoardModel]] = {}
 
 def board_model(course: Course, family: str, variants: frozenset[str] = frozenset()) -> BoardModel:
     """The cached model of ``course`` (one per course, family and the variants that matter)."""
-    # "lighter" too: a model filled during a game with upgrades must not serve a lighter game
-    # (see the issue note: the lone simulation then disagreed with the engine).
-    relevant = frozenset(
-        v for v in variants if v in ("less_deadly", "dynamic_archiving", "lighter")
-    )
+    relevant = frozenset(v for v in variants if v in ("less_deadly", "dynamic_archiving"))
     key = (id(course), course.name, family, relevant)
     entry = _MODELS.get(key)
     if entry is not None and entry[0] is course:
