@@ -104,20 +104,40 @@ def bench_planner(args: argparse.Namespace) -> None:
         f"  programs evaluated: p50 {percentile(programs, 0.5):.0f},"
         f" p95 {percentile(programs, 0.95):.0f}, max {max(programs)}"
     )
-    worst: list[float] = []
-    hand = sorted(DECK_2023)
-    for obs, decision in full[: max(10, len(full) // 10)]:
-        info = dict(decision.info, hand=hand)
-        nine = Decision(decision.id, decision.seat, DecisionKind.PROGRAM, "", (), "", info)
-        bot = PlannerBot(1)
-        t0 = time.perf_counter()
-        result = bot.plan(obs, nine)
-        worst.append(time.perf_counter() - t0)
+    sample = full[: max(10, len(full) // 10)]
+    programs_nine, worst = time_nine_cards(sample, [])
     print(
-        f"  9 different cards ({result.programs} programs): p50"
+        f"  9 different cards ({programs_nine} programs): p50"
         f" {1000 * percentile(worst, 0.5):.1f} ms, p95 {1000 * percentile(worst, 0.95):.1f} ms"
         f" over {len(worst)} positions"
     )
+    # The same positions with Crab Legs (pairs), Brakes, Drifting and Power Slide installed:
+    # more programs, and each Move 1 / rotation costs the better of its two outcomes.
+    movers = ["crab_legs", "brakes", "drifting", "power_slide"]
+    programs_up, upgraded = time_nine_cards(sample, movers)
+    print(
+        f"  9 different cards with {', '.join(movers)} ({programs_up} programs): p50"
+        f" {1000 * percentile(upgraded, 0.5):.1f} ms, p95 {1000 * percentile(upgraded, 0.95):.1f}"
+        f" ms over {len(upgraded)} positions"
+    )
+
+
+def time_nine_cards(
+    positions: list[tuple[dict[str, Any], Decision]], upgrades: list[str]
+) -> tuple[int, list[float]]:
+    """Plan a hand of the 9 different cards at each position (with ``upgrades`` installed)."""
+    times: list[float] = []
+    programs = 0
+    for obs, decision in positions:
+        view = dict(obs, players=[dict(p) for p in obs["players"]])
+        view["players"][decision.seat]["upgrades"] = upgrades
+        info = dict(decision.info, hand=sorted(DECK_2023), pairs="crab_legs" in upgrades)
+        nine = Decision(decision.id, decision.seat, DecisionKind.PROGRAM, "", (), "", info)
+        bot = PlannerBot(1)
+        t0 = time.perf_counter()
+        programs = bot.plan(view, nine).programs
+        times.append(time.perf_counter() - t0)
+    return programs, times
 
 
 def bench_expert(args: argparse.Namespace) -> None:

@@ -22,7 +22,15 @@ from roborally.bots.runner import new_game
 from roborally.bots.sim import (
     C_EMPTY,
     C_POWER,
+    E_ALL_ABOARD,
+    E_BACK5,
+    E_CRAB_L,
+    E_CRAB_R,
+    E_LEFT_M1,
+    E_MOVE3,
     E_NOOP,
+    E_RIGHT_M1,
+    EFFECTS,
     MultiSim,
     SimRobot,
     board_model,
@@ -33,6 +41,7 @@ from roborally.bots.tournament import play_one, run_tournament, tasks, wilson
 from roborally.cli import main
 from roborally.content.courses import find_course
 from roborally.content.record import load_record, replay
+from roborally.engine.board import BeltColor
 from roborally.engine.decisions import Action, Decision, DecisionKind
 from roborally.engine.events import EventKind
 from roborally.engine.game import Game
@@ -131,6 +140,62 @@ def test_lone_simulation_matches_the_engine(course: str) -> None:
     assert checked > 20
 
 
+@pytest.mark.parametrize("hover", [False, True])
+def test_upgrade_effects_match_the_engine(hover: bool) -> None:
+    """Crab Legs, Drifting / Power Slide, Pressure Release, All Aboard and Hover Unit moves of
+    the lone model end where the engine's upgrade rules put the robot, from every state."""
+    game = new_game("y23-dangerous-turns", 1, 0, max_rounds=1)
+    rules: Any = game._rules
+    s = game.state
+    player = s.players[0]
+    if hover:
+        pool = [*s.upgrade_deck, *player.reserve]
+        card = next(c for c in pool if c.name == "hover_unit")
+        (s.upgrade_deck if card in s.upgrade_deck else player.reserve).remove(card)
+        player.installed.append(card)
+    model = board_model(game.config.course, "2023", frozenset(), hover)
+    register = player.registers[0]
+    actions: dict[int, Any] = {
+        E_CRAB_L: lambda: rules.perform(0, "crab_left", register),
+        E_CRAB_R: lambda: rules.perform(0, "crab_right", register),
+        E_LEFT_M1: lambda: (rules.perform(0, "rotate_left", register), move1()),
+        E_RIGHT_M1: lambda: (rules.perform(0, "rotate_right", register), move1()),
+        E_MOVE3: lambda: rules.perform(0, "move3", register),
+        E_BACK5: lambda: rules.moving(lambda: rules.pressure_release(0)),
+        E_ALL_ABOARD: lambda: [
+            rules.convey(frozenset({c}), "all aboard", only=0)
+            for c in (BeltColor.BLUE, BeltColor.BLUE, BeltColor.GREEN)
+        ],
+    }
+
+    def move1() -> None:
+        if player.pos is not None:
+            rules.move(0, player.facing, 1, "upgrade")
+
+    rules._step_a = True
+    rules._activation = 0
+    checked = falls = 0
+    for state in model.states():
+        for effect, act in actions.items():
+            player.pos, player.facing = model.grid.pos(state >> 2), Direction(state & 3)
+            act()
+            rules.settle_hover()
+            predicted = model.card(state, effect)[0]
+            if predicted < 0:
+                falls += 1
+                assert player.pos is None, (model.grid.pos(state >> 2), EFFECTS[effect])
+            else:
+                assert (player.pos, player.facing) == (
+                    model.grid.pos(predicted >> 2),
+                    Direction(predicted & 3),
+                ), (model.grid.pos(state >> 2), Direction(state & 3), EFFECTS[effect])
+            checked += 1
+    assert checked > 1000 and falls > 50
+    if hover:  # the Hover Unit model really differs: some moves cross pits
+        plain = board_model(game.config.course, "2023")
+        assert any(model.card(x, E_MOVE3) != plain.card(x, E_MOVE3) for x in model.states())
+
+
 def test_lone_step_refuses_card_codes() -> None:
     """Card codes are not effects: the flat tables would alias another state's entry (this once
     made a cached model disagree with the engine after Power Up was looked up directly)."""
@@ -210,6 +275,20 @@ def search_for(game: Game, seat: int = 0) -> tuple[ProgramSearch, Any]:
     return bot.searcher(obs), obs
 
 
+def best_by_evaluation(search: ProgramSearch, start: int, programs: set[Any]) -> float:
+    """The lowest cost over ``programs``, each scored on its own register by register."""
+    return min(
+        search.evaluate(
+            start,
+            1,
+            [card_code(n, "2023") for n in program],
+            search.me.reached,
+            bonus=-Weights().spam * program.count("spam"),
+        )
+        for program in programs
+    )
+
+
 def test_search_covers_every_distinct_program_and_finds_the_best() -> None:
     """The search covers exactly the distinct programs the engine lists, and its best cost
     equals the minimum of an independent register-by-register evaluation of all of them."""
@@ -228,19 +307,44 @@ def test_search_covers_every_distinct_program_and_finds_the_best() -> None:
         fake = Decision("t", 0, DecisionKind.PROGRAM, "", (), "", {"hand": hand, "locked": []})
         programs = set(game.legal_choices(fake))
         assert result.programs == len(programs)
-        best = min(
-            search.evaluate(
-                start,
-                1,
-                [card_code(n, "2023") for n in program],
-                me.reached,
-                bonus=-Weights().spam * program.count("spam"),
-            )
-            for program in programs
-        )
+        best = best_by_evaluation(search, start, programs)
         assert result.best.cost == pytest.approx(best), hand
         assert result.best.program in programs
     del decision, obs
+
+
+def test_search_with_movement_upgrades_finds_the_best_program() -> None:
+    """With Crab Legs, Brakes, Drifting, Power Slide and Chaos Theory the search still covers
+    exactly the engine's distinct programs (pairs included) and its best cost is the minimum
+    of an independent evaluation of all of them (each reveal choice taken where it helps)."""
+    rng = random.Random(8)
+    game = new_game("y23-dangerous-turns", 2, 3)
+    advance_to_program(game, [RandomBot(1), RandomBot(2)])
+    plain, _obs = search_for(game)
+    me = plain.me
+    me.upgrades = frozenset({"crab_legs", "brakes", "drifting", "power_slide", "chaos_theory"})
+    search = ProgramSearch(plain.model, me, Weights(), frozenset())
+    assert me.pos is not None
+    rules: Any = game._rules
+    start = search.model.grid.index(me.pos) * 4 + int(me.facing)
+    names = [*sorted(DECK_2023), "spam", "move1", "rotate_left", "rotate_right"]
+    for trial in range(5):
+        hand = [rng.choice(names) for _ in range(9)] if trial else sorted(DECK_2023)
+        result = search.search(hand, None, [start], pairs=True)
+        info = {"hand": hand, "locked": [], "registers": 5, "pairs": True}
+        fake = Decision("t1-p1-program", 0, DecisionKind.PROGRAM, "", (), "", info)
+        programs = set(rules.legal_choices(fake))
+        assert result.programs == len(programs), hand
+        if not trial:
+            assert any("+" in (name or "") for program in programs for name in program)
+        best = best_by_evaluation(search, start, programs)
+        assert result.best.cost == pytest.approx(best), hand
+        assert rules.validate(fake, result.best.program) == result.best.program
+    # the upgrades matter: without them the best program costs more on some hand
+    assert (
+        plain.search(sorted(DECK_2023), None, [start]).best.cost
+        >= search.search(sorted(DECK_2023), None, [start], pairs=True).best.cost
+    )
 
 
 def test_full_hand_of_nine_distinct_cards_evaluates_15120_programs() -> None:

@@ -172,12 +172,13 @@ class ExpertBot(PlannerBot):
             lives=int(classic_info.get("lives", 3)),
             hand=hand,
             discard=list(p.get("discard", [])),
+            upgrades=frozenset(p.get("upgrades") or ()),
         )
         assert rival.pos is not None
-        their = ProgramSearch(search.model, rival, self.weights, self._variants(obs))
+        their = ProgramSearch(self.model_for(obs, seat), rival, self.weights, self._variants(obs))
         start = search.model.grid.index(rival.pos) * 4 + int(rival.facing)
         try:
-            program = their.search(hand, locked, [start]).best.program
+            program = their.search(hand, locked, [start], pairs=True).best.program
         except BotError:
             info = {"hand": hand, "locked": [r + 1 for r, c in enumerate(locked) if c]}
             fake = Decision("sample", seat, DecisionKind.PROGRAM, "", (), "", info)
@@ -320,6 +321,7 @@ class ExpertBot(PlannerBot):
                 None,
                 me.damage,
                 me.lives,
+                upgrades=me.upgrades,
             )
             their = ProgramSearch(model, nxt, self.weights, search.variants)
             # classic-1994: register 1 must hold a move (a Back Up counts)

@@ -39,10 +39,16 @@ from roborally.bots.sim import (
     C_UNKNOWN,
     E_BACK,
     E_BACK2,
+    E_CRAB_L,
+    E_CRAB_R,
+    E_LEFT,
+    E_LEFT_M1,
     E_MOVE1,
     E_MOVE3,
     E_MOVE4,
     E_NOOP,
+    E_RIGHT,
+    E_RIGHT_M1,
     E_SIDE_L,
     E_SIDE_R,
     NE,
@@ -131,6 +137,7 @@ class Me:
     lives: int = 3
     hand: list[str] = field(default_factory=list)
     discard: list[str] = field(default_factory=list)
+    upgrades: frozenset[str] = frozenset()  # installed upgrade cards (2023)
 
 
 class BotError(RuntimeError):
@@ -157,6 +164,21 @@ class ProgramSearch:
         else:
             self.w_damage = weights.damage
         self.reboot_damage = model.course.reboot_damage
+        if self.classic:  # a destroyed robot re-enters with 2 damage (1994: only as a variant)
+            self.reboot_damage = 2
+            if model.family == "classic-1994" and "worse_backup_copy" not in variants:
+                self.reboot_damage = 0
+        # Flags repair in the classic editions unless the variant says otherwise.
+        self.repair = model.repair_site if "no_flag_repair" in variants else model.repair
+        # SPAM left in the hand is discarded anyway in the less-SPAM variant: no reason to play it.
+        self.w_spam = 0.0 if "less_spam" in variants else weights.spam
+        # Upgrades that change what the robot's own cards do (the bot decides them at reveal).
+        ups = me.upgrades if not self.classic else frozenset()
+        self.brakes = "brakes" in ups
+        self.drifting = "drifting" in ups
+        self.power_slide = "power_slide" in ups
+        self.chaos = "chaos_theory" in ups
+        self.crab_legs = "crab_legs" in ups
         self._fall: dict[tuple[int, int], float] = {}
         self._unknown: dict[tuple[int, int, int], float] = {}
         self.deck = self._deck_estimate()
@@ -181,7 +203,7 @@ class ProgramSearch:
         base = 60.0 if cell is None else min(to_go[cell * 4 + f] for f in range(4))
         if self.classic:
             penalty = self.w.destroy + (self.w.last_life if self.me.lives <= 1 else 0.0)
-            cost = base + penalty + 2 * self.w_damage
+            cost = base + penalty + self.reboot_damage * self.w_damage
         else:
             cost = base + self.w.fall + self.reboot_damage * self.w_damage
         self._fall[key] = cost
@@ -244,11 +266,16 @@ class ProgramSearch:
         top: int = 1,
         forced: list[str] | None = None,
         first_kinds: set[str] | None = None,
+        pairs: bool = False,
     ) -> SearchResult:
         """Evaluate every distinct program of ``hand``; ``locked[r]`` is the card that stays in
         register r+1 (``None``: open). ``starts`` are the possible start states (several when
         the robot re-enters and may choose its facing). ``first_kinds`` restricts register 1
-        to those card types (classic-1994). Returns the best ``top`` candidates."""
+        to those card types (classic-1994). ``pairs``: Crab Legs pairs (a Move 1 with a
+        rotation in one register) may be programmed. Returns the best ``top`` candidates.
+
+        Brakes, Drifting and Power Slide are choices made when the card is revealed, so a
+        register they apply to costs the better of its two outcomes."""
         began = time.perf_counter()
         model = self.model
         family = self.family
@@ -265,7 +292,14 @@ class ProgramSearch:
         room = self.energy_room
         classic = self.classic
         damage0 = self.me.damage
-        repair = model.repair
+        repair = self.repair
+        brakes, drifting, power_slide, chaos = (
+            self.brakes,
+            self.drifting,
+            self.power_slide,
+            self.chaos,
+        )
+        branching = brakes or drifting or power_slide
 
         # Hand cards grouped by type (classic names carry priorities: higher ones first).
         groups: dict[str, list[str]] = {}
@@ -277,7 +311,17 @@ class ProgramSearch:
         nk = len(keys)
         codes = [card_code(groups[k][0], family) for k in keys]
         counts = [len(groups[k]) for k in keys]
-        bonus = [(-w.spam if (not classic and k == "spam") else 0.0) for k in keys]
+        bonus = [(-self.w_spam if (not classic and k == "spam") else 0.0) for k in keys]
+        # Crab Legs: a Move 1 and a rotation share a register (marks -3 left, -4 right).
+        crab = []
+        if pairs and self.crab_legs and "move1" in groups:
+            move1 = keys.index("move1")
+            for rotation, effect, mark in (
+                ("rotate_left", E_CRAB_L, -3),
+                ("rotate_right", E_CRAB_R, -4),
+            ):
+                if rotation in groups:
+                    crab.append((move1, keys.index(rotation), effect, mark))
         locked_codes: list[int | None] = [None] * NUM_REGISTERS
         if locked:
             for r, fixed in enumerate(locked):
@@ -348,7 +392,8 @@ class ProgramSearch:
             extra: float,
         ) -> None:
             """Play card ``code`` in register r+1 from state s, then continue the search."""
-            if code == C_AGAIN:
+            again = code == C_AGAIN
+            if again:
                 code = C_UNKNOWN if r == 0 else (E_NOOP if last == C_EMPTY else last)
             if code >= NE:
                 if code == C_POWER:
@@ -357,6 +402,8 @@ class ProgramSearch:
                     last_next = C_POWER
                 elif code in (C_UNKNOWN, C_TWO):
                     extra += unknown_adjust(r + 1, s, cp) * (2 if code == C_TWO else 1)
+                    if chaos and r < 3 and code == C_UNKNOWN and not again:
+                        en += 1  # Chaos Theory: a SPAM revealed in registers 1-3
                     effect = E_NOOP
                     last_next = C_UNKNOWN
                 elif code == C_SIDE2:
@@ -369,6 +416,32 @@ class ProgramSearch:
             else:
                 effect = code
                 last_next = code
+            if branching:
+                alt = -1
+                if effect == E_MOVE1:
+                    if brakes and not again:  # Again after a Move 1 cannot brake
+                        alt = E_NOOP
+                elif effect == E_LEFT:
+                    if drifting:
+                        alt = E_LEFT_M1
+                elif effect == E_RIGHT and power_slide:
+                    alt = E_RIGHT_M1
+                if alt >= 0:
+                    land(r, s, cp, alt, last_next, dmg, en, acc, extra)
+            land(r, s, cp, effect, last_next, dmg, en, acc, extra)
+
+        def land(
+            r: int,
+            s: int,
+            cp: int,
+            effect: int,
+            last_next: int,
+            dmg: int,
+            en: int,
+            acc: float,
+            extra: float,
+        ) -> None:
+            """Register r+1 performs ``effect`` from state s; score or search on."""
             res = tables[r + 1][s * NE + effect]
             if res is None:
                 res = step(r + 1, s, effect)
@@ -433,6 +506,15 @@ class ProgramSearch:
                     prog[r] = k
                     go(r, s, cp, last, codes[k], dmg, en, acc, extra + bonus[k])
                     counts[k] += 1
+            if crab and not only_first:
+                for move1, rotation, effect, mark in crab:
+                    if counts[move1] and counts[rotation]:
+                        counts[move1] -= 1
+                        counts[rotation] -= 1
+                        prog[r] = mark
+                        go(r, s, cp, last, effect, dmg, en, acc, extra)
+                        counts[move1] += 1
+                        counts[rotation] += 1
             if empties[0] > 0 and not only_first:
                 empties[0] -= 1
                 prog[r] = -1
@@ -455,7 +537,8 @@ class ProgramSearch:
         ]
         if not candidates:
             raise BotError("no program found")
-        programs = _count_programs(tuple(counts), open_slots - n_fill, open_slots)
+        pair_groups = tuple((m, rot) for m, rot, _effect, _mark in crab)
+        programs = _count_programs(tuple(counts), open_slots - n_fill, open_slots, pair_groups)
         return SearchResult(
             candidates[0],
             candidates,
@@ -480,7 +563,12 @@ class ProgramSearch:
         pools = {k: list(v) for k, v in groups.items()}
         program: list[str | None] = []
         for r, k in enumerate(chosen):
-            if locked_codes[r] is not None or k < 0:
+            if k in (-3, -4):  # a Crab Legs pair
+                rotation = "rotate_left" if k == -3 else "rotate_right"
+                pools["move1"].pop(0)
+                pools[rotation].pop(0)
+                program.append(f"move1+{rotation}")
+            elif locked_codes[r] is not None or k < 0:
                 program.append(None)
             else:
                 program.append(pools[keys[k]].pop(0))
@@ -495,11 +583,25 @@ class ProgramSearch:
         reached: int,
         last: int = C_EMPTY,
         bonus: float = 0.0,
+        decided: int = 0,
     ) -> float:
         """The cost of playing card ``codes`` in registers ``first_register``.. from state
         ``start``, scored exactly as the search scores a program (``bonus``: program terms
-        such as SPAM programmed)."""
-        return self._sequence(start, first_register, codes, reached, last, 0, 0, 0.0, bonus)
+        such as SPAM programmed). Brakes, Drifting and Power Slide are taken where they help,
+        except in the first ``decided`` registers (their choice is already made)."""
+        return self._sequence(
+            start, first_register, codes, reached, last, 0, 0, 0.0, bonus, decided
+        )
+
+    def _alternative(self, effect: int, again: bool) -> int:
+        """The other outcome an upgrade offers for ``effect`` at reveal (-1: none)."""
+        if effect == E_MOVE1 and self.brakes and not again:
+            return E_NOOP
+        if effect == E_LEFT and self.drifting:
+            return E_LEFT_M1
+        if effect == E_RIGHT and self.power_slide:
+            return E_RIGHT_M1
+        return -1
 
     def _sequence(
         self,
@@ -512,6 +614,7 @@ class ProgramSearch:
         en: int,
         acc: float,
         extra: float,
+        decided: int = 0,
     ) -> float:
         """``codes[0]`` in register ``r`` (1-based) from state ``s``, then the rest."""
         model = self.model
@@ -520,13 +623,24 @@ class ProgramSearch:
         cp = min(cp, self.total)
         for offset, code in enumerate(codes):
             reg = r + offset
-            if code == C_AGAIN:
+            again = code == C_AGAIN
+            if again:
                 code = C_UNKNOWN if reg == 1 else (E_NOOP if last == C_EMPTY else last)
+            if offset >= decided and code < NE:
+                alt = self._alternative(code, again)
+                if alt >= 0:
+                    rest = codes[offset + 1 :]
+                    return min(
+                        self._sequence(s, reg, [e, *rest], cp, last, dmg, en, acc, extra, 1)
+                        for e in (code, alt)
+                    )
             if code == C_POWER:
                 en += 1
                 effect, last = E_NOOP, C_POWER
             elif code in (C_UNKNOWN, C_TWO):
                 extra += self.unknown_adjust(reg, s, cp) * (2 if code == C_TWO else 1)
+                if self.chaos and reg <= 3 and code == C_UNKNOWN and not again:
+                    en += 1
                 effect, last = E_NOOP, C_UNKNOWN
             elif code == C_SIDE2:
                 rest = codes[offset + 1 :]
@@ -557,7 +671,7 @@ class ProgramSearch:
         if self.classic:
             if self.me.damage + dmg >= 10:
                 return self.fall_cost(model.grid.board_of[s >> 2], cp) + extra
-            if model.repair[s >> 2] and self.me.damage + dmg > 0:
+            if self.repair[s >> 2] and self.me.damage + dmg > 0:
                 dmg -= 1
         gained = min(en, self.energy_room)
         here = self.to_go[cp][s]
@@ -565,10 +679,16 @@ class ProgramSearch:
 
 
 @cache
-def _count_programs(counts: tuple[int, ...], empties: int, slots: int) -> int:
+def _count_programs(
+    counts: tuple[int, ...],
+    empties: int,
+    slots: int,
+    pairs: tuple[tuple[int, int], ...] = (),
+) -> int:
     """Distinct sequences filling ``slots`` registers from a multiset plus ``empties`` blanks
-    (``counts`` here are what is left after the search, i.e. the full hand again)."""
-    items = [c for c in counts if c] + ([empties] if empties else [])
+    (``counts`` here are what is left after the search, i.e. the full hand again); a register
+    may also take one of ``pairs`` (two groups' cards at once: Crab Legs)."""
+    items = (*counts, empties)
 
     @cache
     def ways(left: tuple[int, ...], n: int) -> int:
@@ -580,9 +700,15 @@ def _count_programs(counts: tuple[int, ...], empties: int, slots: int) -> int:
                 nxt = list(left)
                 nxt[i] -= 1
                 total += ways(tuple(nxt), n - 1)
+        for a, b in pairs:
+            if left[a] and left[b]:
+                nxt = list(left)
+                nxt[a] -= 1
+                nxt[b] -= 1
+                total += ways(tuple(nxt), n - 1)
         return total
 
-    return ways(tuple(items), slots)
+    return ways(items, slots)
 
 
 def _priority(name: str) -> int:
@@ -702,13 +828,21 @@ class PlannerBot:
         self.strict = False  # re-raise unexpected exceptions (tests)
 
     # -------------------------------------------------------------- observation
-    def model_for(self, obs: dict[str, Any]) -> BoardModel:
+    def model_for(self, obs: dict[str, Any], seat: int | None = None) -> BoardModel:
+        """The board model for the robot in ``seat`` (default: the bot's own); a robot with a
+        Hover Unit gets a model in which its cards carry it over pits."""
         name = obs["course"]
         course = self.course if self.course is not None and self.course.name == name else None
         if course is None:
             course = course_for(name)
         variants = self._variants(obs)
-        model = board_model(course, family_of(obs.get("edition", "2023")), variants)
+        family = family_of(obs.get("edition", "2023"))
+        if seat is None:
+            seat = obs.get("seat")
+        hover = False
+        if family == "2023" and seat is not None:
+            hover = "hover_unit" in (obs["players"][seat].get("upgrades") or ())
+        model = board_model(course, family, variants, hover)
         seen = [tuple(p) for p in obs.get("checkpoints", []) if p is not None]
         if seen and seen != [tuple(p) for p in model.grid.checkpoints]:
             raise BotError(f"course {name!r} does not match the game's checkpoints")
@@ -741,10 +875,11 @@ class PlannerBot:
             lives=int(classic.get("lives", 3)),
             hand=list(hand),
             discard=list(p.get("discard", [])),
+            upgrades=frozenset(p.get("upgrades") or ()),
         )
 
     def searcher(self, obs: dict[str, Any], seat: int | None = None) -> ProgramSearch:
-        model = self.model_for(obs)
+        model = self.model_for(obs, seat)
         return ProgramSearch(model, self.me(obs, seat), self.weights, self._variants(obs))
 
     # -------------------------------------------------------------------- choose
@@ -786,6 +921,10 @@ class PlannerBot:
             return self.choose_card_order(obs, decision)
         if kind is DecisionKind.UPGRADE_PHASE:
             return self.choose_upgrade_phase(obs, decision)
+        if kind is DecisionKind.UPGRADE:
+            from roborally.bots.upgrade_play import choose_upgrade
+
+            return choose_upgrade(self, obs, decision)
         return self._fallback(decision)
 
     def _fallback(self, decision: Decision) -> Any:
@@ -816,7 +955,9 @@ class PlannerBot:
         starts = self.start_states(search.model, me)
         if not starts:
             raise BotError("the robot is nowhere")
-        return search.search(hand, locked, starts, top=top, forced=info.get("forced"))
+        return search.search(
+            hand, locked, starts, top=top, forced=info.get("forced"), pairs=bool(info.get("pairs"))
+        )
 
     def start_states(self, model: BoardModel, me: Me) -> list[int]:
         if me.pos is not None:
@@ -923,14 +1064,8 @@ class PlannerBot:
 
     # ------------------------------------------------------------ in the round
     def _remaining(self, obs: dict[str, Any], seat: int, register: int) -> list[int]:
-        family = family_of(obs.get("edition", "2023"))
-        own = obs["players"][seat]
-        codes = []
-        for r in range(register, NUM_REGISTERS):
-            regs = own.get("registers", [])
-            cards = regs[r].get("cards") if r < len(regs) else None
-            codes.append(card_code(cards[0], family) if cards else C_EMPTY)
-        return codes
+        """The card codes of the registers after ``register`` (1-based)."""
+        return [register_code(obs, seat, r) for r in range(register, NUM_REGISTERS)]
 
     def choose_sidestep(self, obs: dict[str, Any], decision: Decision) -> Any:
         """Haywire "move 2 left or right": the side with the better rest of the program."""
@@ -996,6 +1131,8 @@ class PlannerBot:
             return "draw"
         if "use recharge" in options and energy <= 5:
             return "use recharge"
+        if "use rewire" in options:  # face-down Haywires back in the hand: we pick registers
+            return "use rewire"
         if "done" in options:
             return "done"
         return decision.options[0]
@@ -1063,6 +1200,16 @@ class PlannerBot:
         no = search.evaluate(state, r, [plain, *rest], me.reached)
         yes = search.evaluate(state, r, [other, *rest], me.reached)
         return "yes" if yes < no else "no"
+
+
+def register_code(obs: dict[str, Any], seat: int, index: int) -> int:
+    """The card code of ``seat``'s register ``index`` (0-based) as far as the seat may see it
+    (a Crab Legs pair is one sidestep; an empty or hidden register is :data:`C_EMPTY`)."""
+    regs = obs["players"][seat].get("registers", [])
+    cards = regs[index].get("cards") if 0 <= index < len(regs) else None
+    if not cards:
+        return C_EMPTY
+    return card_code("+".join(cards), family_of(obs.get("edition", "2023")))
 
 
 def _rank(kind: str) -> int:

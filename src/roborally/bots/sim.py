@@ -52,10 +52,18 @@ EFFECTS: tuple[str, ...] = (
     "side2_right",
     "move4",
     "back2",
+    # upgrades (2023): Crab Legs pairs, Drifting / Power Slide, Pressure Release, All Aboard
+    "crab_left",
+    "crab_right",
+    "rotate_left_move1",
+    "rotate_right_move1",
+    "back5",
+    "all_aboard",
 )
 NE = len(EFFECTS)
 E_NOOP, E_MOVE1, E_MOVE2, E_MOVE3, E_BACK, E_RIGHT, E_LEFT, E_UTURN = range(8)
 E_M1RM1, E_M3U, E_SIDE_L, E_SIDE_R, E_MOVE4, E_BACK2 = range(8, 14)
+E_CRAB_L, E_CRAB_R, E_LEFT_M1, E_RIGHT_M1, E_BACK5, E_ALL_ABOARD = range(14, 20)
 EFFECT_INDEX = {name: i for i, name in enumerate(EFFECTS)}
 
 #: Card codes beyond the deterministic effects (what a card in a register does for the bots).
@@ -148,6 +156,12 @@ def card_code(name: str | None, family: str) -> int:
     code = _CODES_2023.get(name)
     if code is not None:
         return code
+    parts = name.split("+")
+    if len(parts) == 2 and "move1" in parts:  # a Crab Legs pair: a sidestep to that side
+        if "rotate_left" in parts:
+            return E_CRAB_L
+        if "rotate_right" in parts:
+            return E_CRAB_R
     effect = _damage_effects().get(name)
     if effect is None:
         return C_UNKNOWN
@@ -156,13 +170,36 @@ def card_code(name: str | None, family: str) -> int:
 
 # ----------------------------------------------------------------------------- scratch
 class _Scratch(Mechanics):
-    """The engine's movement code on a scratch state: falls are recorded, events dropped."""
+    """The engine's movement code on a scratch state: falls are recorded, events dropped.
+
+    ``hovering`` (Hover Unit, set while a card acts): a movement passes over pits and falls
+    only if it ends on one, as the engine's upgrade rules do (12-B8).
+    """
 
     def __init__(self, state: GameState, track: bool) -> None:
         super().__init__(state)
         self.track = track
         self.falls: list[tuple[int, int]] = []  # (seat, board index)
         self.passed: list[tuple[int, Pos]] = []  # (seat, space entered), when tracking
+        self.hovering = False
+        self._no_pits = [False] * len(state.grid.pits)
+
+    def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
+        if not self.hovering:
+            return super().move(seat, direction, steps, cause)
+        grid = self.grid
+        pits = grid.pits
+        grid.pits = self._no_pits
+        try:
+            moved = super().move(seat, direction, steps, cause)
+        finally:
+            grid.pits = pits
+        robot = self.s.players[seat]
+        pos = robot.pos
+        if pos is not None and pits[grid.index(pos)]:
+            robot.pos = None
+            self.on_fall(seat, pos, grid.board_index(pos), "pit")
+        return moved
 
     def emit(self, kind: EventKind, **fields: object) -> None:
         if self.track and kind in (EventKind.MOVED, EventKind.CONVEYED, EventKind.PUSHED):
@@ -199,10 +236,17 @@ INF = 10**9
 class BoardModel:
     """One course under one edition family: lone-robot transitions and distance fields."""
 
-    def __init__(self, course: Course, family: str, variants: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        course: Course,
+        family: str,
+        variants: frozenset[str] = frozenset(),
+        hover: bool = False,
+    ):
         self.course = course
         self.family = family
         self.variants = variants
+        self.hover = hover  # Hover Unit installed: card moves pass over pits
         self.grid = grid = build_grid(course, family, variants)
         self.less_deadly = family == "2023" and "less_deadly" in variants
         self.track = family == "classic-1994"
@@ -223,6 +267,7 @@ class BoardModel:
                 self.laser[i] += laser.beams
         self.battery = [False] * self.size
         self.repair = [0] * self.size
+        self.repair_site = [0] * self.size  # repair sites alone (not flags)
         self.standable = [False] * self.size
         for i, cell in enumerate(grid.cells):
             if cell is None:
@@ -233,6 +278,7 @@ class BoardModel:
                 self.battery[i] = active is not None and active.battery
             else:
                 self.repair[i] = cell.repair or (1 if cell.checkpoint is not None else 0)
+                self.repair_site[i] = cell.repair
         self.board_kind = list(grid.board_kinds)
         self.reboot_cell: dict[int, tuple[int, Direction]] = {
             b: (grid.index(t.pos), t.arrow) for b, t in grid.reboot_of_board.items()
@@ -279,7 +325,11 @@ class BoardModel:
         robot.facing = Direction(state & 3)
         self.mech.falls.clear()
         self.mech.passed.clear()
-        self._perform(effect)
+        self.mech.hovering = self.hover
+        try:
+            self._perform(effect)
+        finally:
+            self.mech.hovering = False
         passed = self._passed()
         if robot.pos is None:
             result = (-1 - self.mech.falls[-1][1], passed)
@@ -287,6 +337,19 @@ class BoardModel:
             result = (self.grid.index(robot.pos) * 4 + int(robot.facing), passed)
         self._card[key] = result
         return result
+
+    def displace(self, state: int, direction: Direction, steps: int) -> int:
+        """The state after moving ``steps`` spaces in ``direction`` without turning (an upgrade
+        such as Magnetic or a push); falls are ``-1 - board``. Not cached."""
+        robot = self.robot
+        robot.pos = self.grid.pos(state >> 2)
+        robot.facing = Direction(state & 3)
+        self.mech.falls.clear()
+        self.mech.move(0, direction, steps, "upgrade")
+        self.mech.passed.clear()
+        if robot.pos is None:
+            return -1 - self.mech.falls[-1][1]
+        return self.grid.index(robot.pos) * 4 + int(robot.facing)
 
     def board(self, state: int, register: int) -> Step:
         """The board elements of ``register`` on a lone robot, then lasers and batteries."""
@@ -469,22 +532,37 @@ def perform(mech: Mechanics, seat: int, effect: int) -> None:
         mech.move(seat, robot.facing.turned(Turn.LEFT), 2, "haywire")
     elif effect == E_SIDE_R:
         mech.move(seat, robot.facing.turned(Turn.RIGHT), 2, "haywire")
+    elif effect in (E_CRAB_L, E_CRAB_R):
+        turn = Turn.LEFT if effect == E_CRAB_L else Turn.RIGHT
+        mech.move(seat, robot.facing.turned(turn), 1, "crab legs")
+    elif effect in (E_LEFT_M1, E_RIGHT_M1):
+        mech.rotate(seat, Turn.LEFT if effect == E_LEFT_M1 else Turn.RIGHT, "card")
+        mech.move(seat, robot.facing, 1, "upgrade")
+    elif effect == E_BACK5:  # Pressure Release: a lone robot stops only at walls and pits
+        mech.move(seat, robot.facing.opposite, 5, "pressure release")
+    elif effect == E_ALL_ABOARD:
+        mech.convey(BLUE, "all aboard", only=seat)
+        mech.convey(BLUE, "all aboard", only=seat)
+        mech.convey(GREEN, "all aboard", only=seat)
 
 
 # Values keep the course itself: an id() can be reused once a course is garbage collected.
 _MODELS: dict[tuple[Any, ...], tuple[Course, BoardModel]] = {}
 
 
-def board_model(course: Course, family: str, variants: frozenset[str] = frozenset()) -> BoardModel:
-    """The cached model of ``course`` (one per course, family and the variants that matter)."""
+def board_model(
+    course: Course, family: str, variants: frozenset[str] = frozenset(), hover: bool = False
+) -> BoardModel:
+    """The cached model of ``course`` (one per course, family, the variants that matter and
+    whether the robot has a Hover Unit)."""
     relevant = frozenset(v for v in variants if v in ("less_deadly", "dynamic_archiving"))
-    key = (id(course), course.name, family, relevant)
+    key = (id(course), course.name, family, relevant, hover)
     entry = _MODELS.get(key)
     if entry is not None and entry[0] is course:
         return entry[1]
     if len(_MODELS) > 32:
         _MODELS.clear()
-    model = BoardModel(course, family, relevant)
+    model = BoardModel(course, family, relevant, hover)
     _MODELS[key] = (course, model)
     return model
 

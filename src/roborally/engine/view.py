@@ -76,6 +76,7 @@ def observation(state: GameState, seat: int | None, pending: list[Decision]) -> 
     return {
         "seat": seat,
         "edition": state.config.edition,
+        "variants": sorted(state.config.variants),
         "course": state.grid.course.name,
         "round": state.round,
         "register": state.register,
