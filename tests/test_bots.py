@@ -196,6 +196,26 @@ def test_upgrade_effects_match_the_engine(hover: bool) -> None:
         assert any(model.card(x, E_MOVE3) != plain.card(x, E_MOVE3) for x in model.states())
 
 
+def test_observations_list_the_variants_and_the_planner_follows_them() -> None:
+    """Bots read the game's variants from the observation (nothing else tells them)."""
+    game = new_game("tiny", 2, 1, variants=["less_spam", "less_deadly"])
+    obs = game.observation(0)
+    assert obs["variants"] == ["less_deadly", "less_spam"]
+    search = PlannerBot().searcher(obs)
+    assert search.w_spam == 0.0 and search.model.less_deadly
+    assert PlannerBot().searcher(new_game("tiny", 2, 1).observation(0)).w_spam > 0
+    # classic-1994: a destroyed robot re-enters undamaged unless "worse backup copy" is on;
+    # flags repair unless "no flag repair" is on
+    for variants, damage, flags_repair in (([], 0, True), (["worse_backup_copy"], 2, True)):
+        obs = new_game("cl-first-shift", 2, 1, edition="classic-1994", variants=variants)
+        search = PlannerBot().searcher(obs.observation(0))
+        assert search.reboot_damage == damage
+        assert (search.repair is search.model.repair) is flags_repair
+    obs = new_game("cl-first-shift", 2, 1, edition="classic", variants=["no_flag_repair"])
+    search = PlannerBot().searcher(obs.observation(0))
+    assert search.reboot_damage == 2 and search.repair is search.model.repair_site
+
+
 def test_lone_step_refuses_card_codes() -> None:
     """Card codes are not effects: the flat tables would alias another state's entry (this once
     made a cached model disagree with the engine after Power Up was looked up directly)."""
