@@ -139,6 +139,27 @@ def test_pressor_beam_pushes_a_rival_into_a_pit(base_obs: dict[str, Any]) -> Non
     assert bot.choose(view, weapon) == "main"
 
 
+def test_classic_pressor_beam_is_valued_the_same_way(base_obs: dict[str, Any]) -> None:
+    bot = PlannerBot(1)
+    view = at(base_obs, (2, 5), "W")
+    view["edition"] = "classic"
+    view["players"][1].update(pos=[1, 5], facing="N", checkpoint=0)
+    weapon = Decision(
+        "t1-r1-lasers-3-p1-weapon",
+        0,
+        DecisionKind.SIDESTEP,
+        "",
+        ("laser", "pressor_beam", "radio_control"),
+        "laser",
+        {"target": 1},
+    )
+    assert bot.choose(view, weapon) == "pressor_beam"
+    # pushing this rival would put it on its checkpoint: fire the laser
+    view["players"][1].update(pos=[7, 7])
+    view["players"][0].update(pos=[7, 8], facing="N")
+    assert bot.choose(view, weapon) == "laser"
+
+
 def test_deflector_self_diagnostics_and_memory_cards(base_obs: dict[str, Any]) -> None:
     bot = PlannerBot(1)
     view = at(base_obs, (1, 8), "E")

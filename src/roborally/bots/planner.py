@@ -1158,7 +1158,9 @@ class PlannerBot:
                 return options[0]
             return min(cards, key=lambda o: _rank(card_type(o)))
         if what == "weapon":
-            return "laser" if "laser" in options else options[0]
+            from roborally.bots.upgrade_play import weapon
+
+            return weapon(self, obs, decision, options)
         if what == "shield" and "keep" in options:
             # give up the least useful option card when the damage would lock or destroy
             numbers = [int(w) for w in decision.prompt.split() if w.isdigit()]

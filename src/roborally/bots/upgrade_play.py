@@ -392,20 +392,22 @@ def self_diagnostics(
 
 # --------------------------------------------------------------------- weapons
 def weapon(bot: PlannerBot, obs: dict[str, Any], decision: Decision, options: list[str]) -> Any:
-    """Main laser, or a weapon upgrade that sets the target back further."""
+    """Main laser, or a weapon upgrade that sets the target back further (2023 upgrades and
+    the classic option cards alike; the classic main laser is called ``laser``)."""
+    main = "main" if "main" in options else "laser"
     if "mini_howitzer" in options:
-        return "mini_howitzer"  # offered only when affordable: 2 damage and a push
+        return "mini_howitzer"  # offered only when usable: more damage and a push
     target = decision.info.get("target")
     if not isinstance(target, int):
-        return "main"
+        return main
     me_pos, facing = _player_pos(obs, obs["seat"])
     pos, their_facing = _player_pos(obs, target)
     if me_pos is None or pos is None:
-        return "main"
+        return main
     now = _to_go(bot, obs, target, pos, their_facing)
     model = bot.model_for(obs, target)
     state = model.grid.index(pos) * 4 + int(their_facing)
-    best, best_gain = "main", WEAPON_MARGIN
+    best, best_gain = main, WEAPON_MARGIN
     for option in options:
         after: int | None = None
         if option == "pressor_beam":

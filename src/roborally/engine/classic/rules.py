@@ -1333,6 +1333,7 @@ class RulesClassic(Rules2023):
                         "weapon",
                         f"Your main laser hits {target.name}: fire it, or use an option instead?",
                         ("laser", *uses),
+                        info={"target": target.seat},
                     )
             shots.append(Shot(seat, player.facing, groups, end, use, pierced))
             if player.has("rear_firing_laser"):
