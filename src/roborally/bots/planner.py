@@ -416,32 +416,15 @@ class ProgramSearch:
             else:
                 effect = code
                 last_next = code
-            if branching:
-                alt = -1
-                if effect == E_MOVE1:
-                    if brakes and not again:  # Again after a Move 1 cannot brake
-                        alt = E_NOOP
-                elif effect == E_LEFT:
-                    if drifting:
-                        alt = E_LEFT_M1
-                elif effect == E_RIGHT and power_slide:
-                    alt = E_RIGHT_M1
-                if alt >= 0:
-                    land(r, s, cp, alt, last_next, dmg, en, acc, extra)
-            land(r, s, cp, effect, last_next, dmg, en, acc, extra)
-
-        def land(
-            r: int,
-            s: int,
-            cp: int,
-            effect: int,
-            last_next: int,
-            dmg: int,
-            en: int,
-            acc: float,
-            extra: float,
-        ) -> None:
-            """Register r+1 performs ``effect`` from state s; score or search on."""
+                if branching:  # the other outcome of a reveal choice (never branches again)
+                    if effect == E_MOVE1:
+                        if brakes and not again:  # Again after a Move 1 cannot brake
+                            go(r, s, cp, last, E_NOOP, dmg, en, acc, extra)
+                    elif effect == E_LEFT:
+                        if drifting:
+                            go(r, s, cp, last, E_LEFT_M1, dmg, en, acc, extra)
+                    elif effect == E_RIGHT and power_slide:
+                        go(r, s, cp, last, E_RIGHT_M1, dmg, en, acc, extra)
             res = tables[r + 1][s * NE + effect]
             if res is None:
                 res = step(r + 1, s, effect)
