@@ -399,9 +399,15 @@ def test_locked_registers_stay_empty_in_the_program() -> None:
 
 # ------------------------------------------------------------------------ information
 def shuffle_hidden(game: Game, seat: int, rng: random.Random) -> None:
-    """Change everything ``seat`` may not see: the other hands and every deck's order."""
+    """Change everything ``seat`` may not see: the other hands and upgrade reserves, and every
+    deck's order."""
     state = game.state
     for player in state.players:
+        if player.seat != seat and player.reserve:  # a hidden reserve: other upgrade cards
+            pool = player.reserve + state.upgrade_deck
+            rng.shuffle(pool)
+            player.reserve = pool[: len(player.reserve)]
+            state.upgrade_deck = pool[len(player.reserve) :]
         top = player.deck[-1:] if player.top_visible else []  # Spam Filter's card is public
         rest = player.deck[: len(player.deck) - len(top)]
         if player.seat != seat:
