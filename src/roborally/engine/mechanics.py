@@ -79,64 +79,107 @@ class Mechanics:
             self.fall(seat, pos, nxt, "edge")
             return False
         occupant = self.s.robot_at(nxt)
-        if occupant is not None and not self.push(nxt, direction, seat, cause):
-            self.emit(
-                EventKind.BLOCKED,
-                seat=seat,
-                pos=pos,
-                facing=direction,
-                other=occupant,
-                cause="robot",
-            )
-            return False
+        if occupant is not None:
+            moved = self.push(nxt, direction, seat, cause)
+            self.after_push(seat, occupant, moved)
+            if player.pos is None:
+                return False
+            if not moved or self.s.robot_at(nxt) is not None:
+                self.emit(
+                    EventKind.BLOCKED,
+                    seat=seat,
+                    pos=pos,
+                    facing=direction,
+                    other=occupant,
+                    cause="robot",
+                )
+                return False
         self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
+        return self.enter(seat, pos, nxt)
+
+    def enter(self, seat: int, last: Pos, nxt: Pos) -> bool:
+        """The robot arrives on ``nxt`` (on the course) from ``last``; a pit takes it unless
+        :meth:`floats` says otherwise. Returns False if it fell."""
+        player = self.s.players[seat]
         player.pos = nxt
-        if self.grid.pits[self.grid.index(nxt)]:
+        if self.grid.pits[self.grid.index(nxt)] and not self.floats(seat):
             player.pos = None
-            self.fall(seat, pos, nxt, "pit")
+            self.fall(seat, last, nxt, "pit")
             return False
         return True
 
     def push(self, start: Pos, direction: Direction, pusher: int | None, cause: str) -> bool:
         """Push the line of robots starting at ``start`` one space; False if a wall stops it.
 
-        Returns True when the line moved (the front robot may have fallen out of the course or
-        into a pit). Pushes never deal damage by themselves (spec 7.2).
+        The whole line moves or nothing does. Returns True when the line moved (the front
+        robot may have fallen out of the course or into a pit). Pushes never deal damage by
+        themselves (spec 7.2); :meth:`pushed_line` is where an edition's extras act.
         """
-        chain: list[int] = []
+        groups, movable = self.push_line(start, direction)
+        if movable:
+            for group in reversed(groups):
+                for seat in group:
+                    self.shove(seat, direction, pusher, cause)
+        self.pushed_line(groups, movable, direction, pusher, cause)
+        return movable
+
+    def push_line(self, start: Pos, direction: Direction) -> tuple[list[list[int]], bool]:
+        """The robots a push from ``start`` would move, space by space, and whether it can."""
+        occupants = self.occupants()
+        groups: list[list[int]] = []
         cur = start
-        occupancy = self.s.occupancy()
-        while cur in occupancy:
-            chain.append(occupancy[cur])
+        while cur in occupants:
+            groups.append(occupants[cur])
             if self.edge_blocks(cur, direction):
-                return False
+                return groups, False
             nxt = cur.step(direction)
             if not self.grid.is_on_course(nxt):
                 break
             cur = nxt
-        for seat in reversed(chain):
-            player = self.s.players[seat]
-            pos = player.pos
-            assert pos is not None
-            nxt = pos.step(direction)
-            self.emit(
-                EventKind.PUSHED,
-                seat=seat,
-                pos=pos,
-                to=nxt,
-                facing=direction,
-                other=pusher,
-                cause=cause,
-            )
-            if not self.grid.is_on_course(nxt):
-                player.pos = None
-                self.fall(seat, pos, nxt, "edge")
-                continue
-            player.pos = nxt
-            if self.grid.pits[self.grid.index(nxt)]:
-                player.pos = None
-                self.fall(seat, pos, nxt, "pit")
-        return True
+        return groups, True
+
+    def shove(self, seat: int, direction: Direction, pusher: int | None, cause: str) -> None:
+        """Move one pushed robot one space (off the course or into a pit: it falls)."""
+        player = self.s.players[seat]
+        pos = player.pos
+        assert pos is not None
+        nxt = pos.step(direction)
+        self.emit(
+            EventKind.PUSHED,
+            seat=seat,
+            pos=pos,
+            to=nxt,
+            facing=direction,
+            other=pusher,
+            cause=cause,
+        )
+        if not self.grid.is_on_course(nxt):
+            player.pos = None
+            self.fall(seat, pos, nxt, "edge")
+            return
+        self.enter(seat, pos, nxt)
+
+    def occupants(self) -> dict[Pos, list[int]]:
+        """The robots on the course by space (one each, unless an edition lets them share)."""
+        return {pos: [seat] for pos, seat in self.s.occupancy().items()}
+
+    # Hooks for the editions' extras (upgrades, option cards); the base rules have none.
+    def floats(self, seat: int) -> bool:
+        """Whether a robot entering a pit stays up for now (Hover Unit)."""
+        return False
+
+    def after_push(self, seat: int, pushed: int, moved: bool) -> None:
+        """``seat``'s step tried to push ``pushed`` (``moved``: the line moved)."""
+
+    def pushed_line(
+        self,
+        groups: list[list[int]],
+        movable: bool,
+        direction: Direction,
+        pusher: int | None,
+        cause: str,
+    ) -> None:
+        """A push of ``groups`` happened (or was blocked, ``movable`` False)."""
 
     def fall(self, seat: int, last: Pos, into: Pos, kind: str) -> None:
         """The robot left ``last`` into a pit at ``into`` or off the course."""

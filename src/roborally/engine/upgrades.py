@@ -926,112 +926,49 @@ class UpgradeRules(Mechanics):
             self.magnetic(seat, [m for m in magnets if m not in pushed], direction, moved)
         return moved
 
-    def step(self, seat: int, direction: Direction, cause: str) -> bool:
-        """One step (as in :class:`Mechanics`), with Hover Unit and the push triggers."""
-        if not self.s.upgrades:
-            return super().step(seat, direction, cause)
-        player = self.s.players[seat]
-        pos = player.pos
-        assert pos is not None
-        if self.edge_blocks(pos, direction):
-            self.emit(EventKind.BLOCKED, seat=seat, pos=pos, facing=direction, cause="wall")
+    def floats(self, seat: int) -> bool:
+        """Hover Unit (12-B8): a hovering robot falls only where its movement ends."""
+        if not self.hovers(seat):
             return False
-        nxt = pos.step(direction)
-        if not self.grid.is_on_course(nxt):
-            self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
-            player.pos = None
-            self.fall(seat, pos, nxt, "edge")
-            return False
-        occupant = self.s.robot_at(nxt)
-        if occupant is not None:
-            moved = self.push(nxt, direction, seat, cause)
-            self.after_push(seat, occupant, moved)
-            if player.pos is None:
-                return False
-            if not moved or self.s.robot_at(nxt) is not None:
-                self.emit(
-                    EventKind.BLOCKED,
-                    seat=seat,
-                    pos=pos,
-                    facing=direction,
-                    other=occupant,
-                    cause="robot",
-                )
-                return False
-        self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
-        player.pos = nxt
-        if self.grid.pits[self.grid.index(nxt)]:
-            if self.hovers(seat):
-                if seat not in self._hovering:
-                    self._hovering.append(seat)
-                return True
-            player.pos = None
-            self.fall(seat, pos, nxt, "pit")
-            return False
+        if seat not in self._hovering:
+            self._hovering.append(seat)
         return True
 
     def push(self, start: Pos, direction: Direction, pusher: int | None, cause: str) -> bool:
-        """Push a line of robots (as in :class:`Mechanics`), with Hover Unit and Spiky."""
+        """Push a line of robots (as in :class:`Mechanics`); a push that is not part of a
+        movement settles hovering robots at its end."""
         if not self.s.upgrades:
             return super().push(start, direction, pusher, cause)
         if self._depth == 0:
             self._spiked = set()
-        chain: list[int] = []
-        cur = start
-        occupancy = self.s.occupancy()
-        movable = True
-        while cur in occupancy:
-            chain.append(occupancy[cur])
-            if self.edge_blocks(cur, direction):
-                movable = False
-                break
-            nxt = cur.step(direction)
-            if not self.grid.is_on_course(nxt):
-                break
-            cur = nxt
-        if movable:
-            for seat in reversed(chain):
-                player = self.s.players[seat]
-                pos = player.pos
-                assert pos is not None
-                nxt = pos.step(direction)
-                self.emit(
-                    EventKind.PUSHED,
-                    seat=seat,
-                    pos=pos,
-                    to=nxt,
-                    facing=direction,
-                    other=pusher,
-                    cause=cause,
-                )
-                if not self.grid.is_on_course(nxt):
-                    player.pos = None
-                    self.fall(seat, pos, nxt, "edge")
-                    continue
-                player.pos = nxt
-                if self.grid.pits[self.grid.index(nxt)]:
-                    if self.hovers(seat):
-                        if seat not in self._hovering:
-                            self._hovering.append(seat)
-                        continue
-                    player.pos = None
-                    self.fall(seat, pos, nxt, "pit")
-        # Spiky (000: 823-827, 12-B18): whoever moves or is pushed into a Spiky robot's space
-        # takes 1 damage, whether or not the Spiky robot actually moves.
-        pairs = list(zip([pusher, *chain[:-1]], chain, strict=True))
-        for mover, spiky in pairs:
+        movable = super().push(start, direction, pusher, cause)
+        if self._depth == 0:
+            self.settle_hover()
+        return movable
+
+    def pushed_line(
+        self,
+        groups: list[list[int]],
+        movable: bool,
+        direction: Direction,
+        pusher: int | None,
+        cause: str,
+    ) -> None:
+        """Spiky (000: 823-827, 12-B18): whoever moves or is pushed into a Spiky robot's space
+        takes 1 damage, whether or not the Spiky robot actually moves."""
+        if not self.s.upgrades:
+            return
+        chain = [seat for group in groups for seat in group]
+        for mover, spiky in zip([pusher, *chain[:-1]], chain, strict=True):
             if mover is None or (mover, spiky) in self._spiked or not self.has(spiky, "spiky"):
                 continue
             self._spiked.add((mover, spiky))
             self.upgrade_event(spiky, "spiky", "triggered", other=mover)
             self.deal_damage(mover, 1, "spiky")
-        if self._depth == 0:
-            self.settle_hover()
-        return movable
 
     def after_push(self, seat: int, pushed: int, moved: bool) -> None:
         """Ramming Gear, Piercing Drill, Modular Chassis: pushes by the resolving card (12-C14)."""
-        if self._activation != seat:
+        if not self.s.upgrades or self._activation != seat:
             return
         if self.armed(seat, "ramming_gear") and pushed not in self._rammed:
             self._rammed.add(pushed)

@@ -47,7 +47,7 @@ from roborally.engine.decisions import (
 )
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.mechanics import Mechanics, Suspend
+from roborally.engine.mechanics import Suspend
 from roborally.engine.rng import Rng
 from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import GameConfig, GameState
@@ -974,63 +974,26 @@ class RulesClassic(Rules2023):
             self.move(seat, player.facing.opposite, -steps, "card")
 
     # ------------------------------------------------------------ movement
-    def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
-        """Moves as :class:`Mechanics` does them (not the 2023 upgrade cards' versions)."""
-        return Mechanics.move(self, seat, direction, steps, cause)
-
-    def step(self, seat: int, direction: Direction, cause: str) -> bool:
-        return Mechanics.step(self, seat, direction, cause)
-
+    # Moves, steps and pushes are :class:`Mechanics`' (the 2023 upgrade hooks stay idle: a
+    # classic state has no upgrade cards); the classic extras are the hooks below.
     def rotate(self, seat: int, turn: Turn, cause: str) -> None:
         """Gyroscopic Stabilizer keeps gears and turning belts from turning the robot."""
         if cause in ("gear", "belt") and "stabilizer" in self.p(seat).round_flags:
             return
         super().rotate(seat, turn, cause)
 
-    def chain(self, start: Pos, direction: Direction) -> tuple[list[list[int]], bool]:
-        """The robots a push from ``start`` moves, square by square, and whether it can move."""
-        occ = self.occupants()
-        groups: list[list[int]] = []
-        cur = start
-        while cur in occ:
-            groups.append(occ[cur])
-            if self.edge_blocks(cur, direction):
-                return groups, False
-            nxt = cur.step(direction)
-            if not self.grid.is_on_course(nxt):
-                break
-            cur = nxt
-        return groups, True
-
-    def push(self, start: Pos, direction: Direction, pusher: int | None, cause: str) -> bool:
-        """Push the robots in line from ``start`` one square (4.4, A-18, A-19): the whole chain
-        moves or nothing does; robots sharing a square ([V1994] start) move together.
-        Ramming Gear hurts the robot(s) touched, pushed or not (8.3 #20)."""
-        groups, movable = self.chain(start, direction)
-        if movable:
-            for group in reversed(groups):
-                for seat in group:
-                    player = self.p(seat)
-                    pos = player.pos
-                    assert pos is not None
-                    nxt = pos.step(direction)
-                    self.emit(
-                        EventKind.PUSHED,
-                        seat=seat,
-                        pos=pos,
-                        to=nxt,
-                        facing=direction,
-                        other=pusher,
-                        cause=cause,
-                    )
-                    if not self.grid.is_on_course(nxt):
-                        player.pos = None
-                        self.fall(seat, pos, nxt, "edge")
-                        continue
-                    player.pos = nxt
-                    if self.grid.pits[self.grid.index(nxt)]:
-                        player.pos = None
-                        self.fall(seat, pos, nxt, "pit")
+    def pushed_line(
+        self,
+        groups: list[list[int]],
+        movable: bool,
+        direction: Direction,
+        pusher: int | None,
+        cause: str,
+    ) -> None:
+        """A push moves the robots in line from its start one square (4.4, A-18, A-19): the
+        whole chain or nothing; robots sharing a square ([V1994] start) move together (see
+        :meth:`occupants`). Ramming Gear hurts the robot(s) touched, pushed or not
+        (8.3 #20)."""
         if (
             pusher is not None
             and cause in RAM_CAUSES
@@ -1044,7 +1007,6 @@ class RulesClassic(Rules2023):
                     if self.p(seat).pos is not None
                 ]
             )
-        return movable
 
     def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:
         """6.5: a robot that leaves the board or enters a pit is destroyed."""
@@ -1165,7 +1127,7 @@ class RulesClassic(Rules2023):
             if cell is None or cell.pusher is None or register not in cell.pusher.registers:
                 continue
             direction = cell.pusher.direction
-            groups, movable = self.chain(pos, direction)
+            groups, movable = self.push_line(pos, direction)
             if not movable:
                 for seat in seats:
                     self.emit(
