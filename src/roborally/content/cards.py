@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -16,27 +17,60 @@ class CardDataError(ValueError):
     """A malformed card data file, naming the file and the field at fault."""
 
 
-def parse_damage_deck(text: str, filename: str = DAMAGE_FILE) -> DamageDeckSpec:
-    """Parse and validate a damage deck file (spec 1.4 and 12-A1: 40 cards, SPAM and Haywire)."""
+def card_file(text: str, filename: str, error: type[ValueError] = CardDataError) -> dict[str, Any]:
+    """A card data file's JSON object, which holds a ``cards`` list (every card file has one).
+
+    Errors name the file, and the line and column of a JSON syntax error.
+    """
     try:
         data: Any = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CardDataError(f"{filename}:{error.lineno}:{error.colno}: {error.msg}") from None
+    except json.JSONDecodeError as bad:
+        raise error(f"{filename}:{bad.lineno}:{bad.colno}: {bad.msg}") from None
     if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
-        raise CardDataError(f"{filename}: expected an object with a 'cards' list")
-    specs: list[CardSpec] = []
-    seen: set[str] = set()
+        raise error(f"{filename}: expected an object with a 'cards' list")
+    return data
+
+
+def card_entries(
+    data: dict[str, Any],
+    filename: str,
+    fields: Sequence[str],
+    error: type[ValueError] = CardDataError,
+    allowed: Sequence[str] | None = None,
+    unique: str | None = "id",
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The entries of ``data["cards"]`` with their position (``file: cards[i]``), each checked
+    to be an object with ``fields`` (and, with ``allowed``, no others) whose ``unique`` field
+    is not repeated."""
+    seen: set[Any] = set()
     for index, entry in enumerate(data["cards"]):
         where = f"{filename}: cards[{index}]"
         if not isinstance(entry, dict):
-            raise CardDataError(f"{where}: expected an object")
-        for key in ("id", "type", "title", "count", "effect", "text"):
+            raise error(f"{where}: expected an object")
+        for key in fields:
             if key not in entry:
-                raise CardDataError(f"{where}: missing field {key!r}")
+                raise error(f"{where}: missing field {key!r}")
+        if allowed is not None:
+            unknown = set(entry) - set(allowed)
+            if unknown:
+                raise error(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+        if unique is not None:
+            value = entry[unique]
+            if not isinstance(value, str):
+                raise error(f"{where}: {unique} must be a text, not {value!r}")
+            if value in seen:
+                raise error(f"{where}: duplicate {unique} {value!r}")
+            seen.add(value)
+        yield where, entry
+
+
+def parse_damage_deck(text: str, filename: str = DAMAGE_FILE) -> DamageDeckSpec:
+    """Parse and validate a damage deck file (spec 1.4 and 12-A1: 40 cards, SPAM and Haywire)."""
+    data = card_file(text, filename)
+    specs: list[CardSpec] = []
+    fields = ("id", "type", "title", "count", "effect", "text")
+    for where, entry in card_entries(data, filename, fields):
         card_id = entry["id"]
-        if card_id in seen:
-            raise CardDataError(f"{where}: duplicate id {card_id!r}")
-        seen.add(card_id)
         try:
             kind = CardType(entry["type"])
         except ValueError:

@@ -14,12 +14,12 @@ without code changes.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from roborally.content.cards import card_entries, card_file
 from roborally.engine.classic.model import OPTION_IDS, PROGRAM_DECK_SIZE, PROGRAM_TYPES
 
 PROGRAM_FILE = "cards/classic-program.json"
@@ -77,30 +77,17 @@ class OptionCard:
         }
 
 
-def _load(text: str, filename: str) -> list[Any]:
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ClassicCardDataError(
-            f"{filename}:{error.lineno}:{error.colno}: {error.msg}"
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
-        raise ClassicCardDataError(f"{filename}: expected an object with a 'cards' list")
-    cards: list[Any] = data["cards"]
-    return cards
+def _load(text: str, filename: str) -> dict[str, Any]:
+    return card_file(text, filename, ClassicCardDataError)
 
 
 def parse_program_deck(text: str, filename: str = PROGRAM_FILE) -> tuple[ProgramCard, ...]:
     """Parse and check the program deck: 84 cards, known types, unique priorities 10-840."""
     cards: list[ProgramCard] = []
     seen: dict[int, str] = {}
-    for index, entry in enumerate(_load(text, filename)):
-        where = f"{filename}: cards[{index}]"
-        if not isinstance(entry, dict):
-            raise ClassicCardDataError(f"{where}: expected an object")
-        for key in ("type", "name", "text", "priorities"):
-            if key not in entry:
-                raise ClassicCardDataError(f"{where}: missing field {key!r}")
+    fields = ("type", "name", "text", "priorities")
+    data = _load(text, filename)
+    for where, entry in card_entries(data, filename, fields, ClassicCardDataError, unique=None):
         kind = entry["type"]
         if kind not in PROGRAM_TYPES:
             raise ClassicCardDataError(
@@ -137,21 +124,15 @@ def parse_program_deck(text: str, filename: str = PROGRAM_FILE) -> tuple[Program
 def parse_option_cards(text: str, filename: str = OPTION_FILE) -> tuple[OptionCard, ...]:
     """Parse and check the option cards: ids the engine implements, each at most once."""
     cards: list[OptionCard] = []
-    for index, entry in enumerate(_load(text, filename)):
-        where = f"{filename}: cards[{index}]"
-        if not isinstance(entry, dict):
-            raise ClassicCardDataError(f"{where}: expected an object")
-        for key in ("id", "name", "timing", "text"):
-            if key not in entry:
-                raise ClassicCardDataError(f"{where}: missing field {key!r}")
+    fields = ("id", "name", "timing", "text")
+    data = _load(text, filename)
+    for where, entry in card_entries(data, filename, fields, ClassicCardDataError):
         card_id = entry["id"]
         if card_id not in OPTION_IDS:
             raise ClassicCardDataError(
                 f"{where}: unknown option card {card_id!r} (the engine implements:"
                 f" {', '.join(OPTION_IDS)})"
             )
-        if any(c.id == card_id for c in cards):
-            raise ClassicCardDataError(f"{where}: duplicate option card {card_id!r}")
         enabled = entry.get("enabled", True)
         if not isinstance(enabled, bool):
             raise ClassicCardDataError(f"{where}: 'enabled' must be true or false")

@@ -7,12 +7,11 @@ load time, not a silent no-op in play.
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from roborally.content.cards import CardDataError
+from roborally.content.cards import CardDataError, card_entries, card_file
 from roborally.engine.upgrades import (
     IMPLEMENTED,
     MOVEMENT,
@@ -27,33 +26,15 @@ _FIELDS = ("id", "name", "name_uk", "type", "cost", "movement", "count", "text",
 
 def parse_upgrades(text: str, filename: str = UPGRADE_FILE) -> tuple[UpgradeSpec, ...]:
     """Parse and validate an upgrade deck file (spec 1.5: 24 permanent + 16 temporary cards)."""
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CardDataError(f"{filename}:{error.lineno}:{error.colno}: {error.msg}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
-        raise CardDataError(f"{filename}: expected an object with a 'cards' list")
+    data = card_file(text, filename)
     specs: list[UpgradeSpec] = []
-    seen: set[str] = set()
-    for index, entry in enumerate(data["cards"]):
-        where = f"{filename}: cards[{index}]"
-        if not isinstance(entry, dict):
-            raise CardDataError(f"{where}: expected an object")
-        for key in _FIELDS:
-            if key not in entry:
-                raise CardDataError(f"{where}: missing field {key!r}")
-        unknown = set(entry) - set(_FIELDS)
-        if unknown:
-            raise CardDataError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    for where, entry in card_entries(data, filename, _FIELDS, allowed=_FIELDS):
         card_id = entry["id"]
-        if not isinstance(card_id, str) or card_id not in IMPLEMENTED:
+        if card_id not in IMPLEMENTED:
             raise CardDataError(
                 f"{where}: unknown upgrade id {card_id!r} (the engine implements"
                 f" {', '.join(IMPLEMENTED)})"
             )
-        if card_id in seen:
-            raise CardDataError(f"{where}: duplicate id {card_id!r}")
-        seen.add(card_id)
         kind = entry["type"]
         expected = "permanent" if card_id in PERMANENT else "temporary"
         if kind != expected:
@@ -83,6 +64,7 @@ def parse_upgrades(text: str, filename: str = UPGRADE_FILE) -> tuple[UpgradeSpec
                 entry["source"],
             )
         )
+    seen = {spec.id for spec in specs}
     missing = [c for c in IMPLEMENTED if c not in seen]
     if missing:
         raise CardDataError(f"{filename}: missing upgrade(s) {', '.join(missing)}")
