@@ -490,10 +490,11 @@ def test_play_command_runs_a_headless_game(
         ]
     )
     out = capsys.readouterr()
-    if code == 2 and "not available" in out.err:
-        pytest.skip("roborally play does not run the classic editions yet (CLI wiring)")
     assert code == 0, out.err
     assert "Result after" in out.out
+    # the summary counts what the classic rules count: flags, damage tokens, lives
+    assert "damage" in out.out and "lives" in out.out and "flag" in out.out
+    assert "energy" not in out.out and "rebooting" not in out.out
 
 
 # --------------------------------------------------------------------------- details

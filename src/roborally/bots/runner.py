@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
 
 from roborally.bots.random_bot import make_bot
 from roborally.content.cards import damage_deck
@@ -86,12 +86,9 @@ def play_game(
     outcome = game.outcome()
     assert outcome is not None
     out.write(f"Result after {game.state.round} round(s): {outcome.result_text(names)}\n")
+    view = game.observation(None)
     for rank, seat in enumerate(outcome.standings, start=1):
-        p = game.state.players[seat]
-        out.write(
-            f"  {rank}. {names[seat]}: checkpoint {p.checkpoint}/"
-            f"{len(game.state.grid.checkpoints)}, energy {p.energy}\n"
-        )
+        out.write(f"  {rank}. {names[seat]}: {_facts(view, seat)}\n")
     if record_path:
         with open(record_path, "w", encoding="utf-8") as handle:
             handle.write(write_record(game, info.id))
@@ -100,9 +97,27 @@ def play_game(
 
 
 def _round_summary(game: Game, round_number: int, out: TextIO) -> None:
-    s = game.state
+    view = game.observation(None)
     parts = []
-    for p in s.players:
-        where = f"{p.pos} {p.facing.letter}" if p.pos else "rebooting"
-        parts.append(f"{p.name}: {where}, cp {p.checkpoint}, energy {p.energy}")
+    for p in view["players"]:
+        pos = p["pos"]
+        if pos is not None:
+            where = f"{pos[0]},{pos[1]} {p['facing']}"
+        elif "classic" in p:
+            where = "out of the game" if p["classic"]["eliminated"] else "destroyed"
+        else:
+            where = "rebooting"
+        parts.append(f"{p['name']}: {where}, {_facts(view, p['seat'], short=True)}")
     out.write(f"Round {round_number}: " + "; ".join(parts) + "\n")
+
+
+def _facts(view: dict[str, Any], seat: int, short: bool = False) -> str:
+    """A robot's progress as its edition counts it (public facts only)."""
+    p = view["players"][seat]
+    goals = len(view["checkpoints"])
+    classic = p.get("classic")
+    if classic:
+        flags = f"flag {p['checkpoint']}" if short else f"flag {p['checkpoint']}/{goals}"
+        return f"{flags}, damage {classic['damage']}, lives {classic['lives']}"
+    cps = f"cp {p['checkpoint']}" if short else f"checkpoint {p['checkpoint']}/{goals}"
+    return f"{cps}, energy {p['energy']}"
