@@ -99,16 +99,20 @@ def test_create_list_join_and_start(client: TestClient) -> None:
     assert game["ws_url"].startswith("ws://") and game["ws_url"].endswith(f"/ws/{gid}")
     listed = client.get("/api/games").json()["games"]
     assert [g["game_id"] for g in listed] == [gid]
-    assert listed[0]["status"] == "open" and listed[0]["free_seats"] == [0, 1]
+    # the host's seat (the first human seat) is the host's: never free for others to join
+    assert listed[0]["status"] == "open" and listed[0]["free_seats"] == [1]
     assert "seed" not in str(listed[0])
-    joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
-    assert joined["seat"] == 0 and joined["token"] != game["seats"][0]["token"]
-    summary = client.get(f"/api/games/{gid}").json()
-    assert summary["free_seats"] == [1] and summary["seats"][0]["name"] == "Bo"
-    # The invite link of a joined seat no longer works.
-    with connect(client, gid, game["seats"][0]["token"]) as session:
-        assert session.receive_json()["code"] == "bad_token"
     assert client.post(f"/api/games/{gid}/join", json={"seat": 0}).status_code == 409
+    joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
+    assert joined["seat"] == 1 and joined["token"] != game["seats"][1]["token"]
+    summary = client.get(f"/api/games/{gid}").json()
+    assert summary["free_seats"] == [] and summary["seats"][1]["name"] == "Bo"
+    # The invite link of a joined seat no longer works; the host's still does.
+    with connect(client, gid, game["seats"][1]["token"]) as session:
+        assert session.receive_json()["code"] == "bad_token"
+    with connect(client, gid, game["seats"][0]["token"]) as session:
+        assert hello(session).session is session
+    assert client.post(f"/api/games/{gid}/join", json={"seat": 1}).status_code == 409
     bad = client.post(f"/api/games/{gid}/start", json={"host_token": "nope"})
     assert bad.status_code == 403
     assert client.get(f"/api/games/{gid}/record").status_code == 409

@@ -44,8 +44,8 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
         assert [d.id for d in room.game.pending_decisions()] == pending
         assert room.seats[0].name == "Ada" and room.game.config.players[0] == "Ada"
         open_game = client.get(f"/api/games/{lobby['game_id']}").json()
-        assert open_game["status"] == "open" and open_game["seats"][0]["name"] == "Cy"
-        assert open_game["free_seats"] == [1]
+        assert open_game["status"] == "open" and open_game["seats"][1]["name"] == "Cy"
+        assert open_game["free_seats"] == []
         with connect(client, lobby["game_id"], joined["token"]) as session:
             assert hello(session).session is session  # the joined token still works
         with connect(client, gid, idle) as s2:  # seat 2 looks in, then leaves for good

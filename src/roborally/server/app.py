@@ -341,7 +341,7 @@ class GameServer:
                 raise ApiError(403, "private_game", "this game takes players by invitation only")
             if room.status != OPEN:
                 raise ApiError(409, "not_open", "the game has already started")
-            free = [s for s in room.seats if s.human and not s.taken]
+            free = room.joinable()
             if wanted is not None:
                 free = [s for s in free if s.index == wanted]
             if not free:

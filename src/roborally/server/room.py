@@ -358,6 +358,11 @@ class GameRoom:
             self._grid = grid_to_json(grid)
         return self._grid
 
+    def joinable(self) -> list[Seat]:
+        """Human seats that ``join`` may hand out: nobody holds them, and not the host's (the
+        host holds its seat's link from the start; a joiner must not take it first)."""
+        return [s for s in self.seats if s.human and not s.taken and s.index != self.host_seat]
+
     def summary(self, base_url: str = "") -> dict[str, Any]:
         game = self.game
         outcome = outcome_json(game) if game is not None else None
@@ -373,7 +378,7 @@ class GameRoom:
             "round": game.state.round if game is not None else 0,
             "public": self.settings.public,
             "seats": [s.public() for s in self.seats],
-            "free_seats": [s.index for s in self.seats if s.human and not s.taken],
+            "free_seats": [s.index for s in self.joinable()],
             "spectators": sum(1 for c in self.conns if c.hello and c.seat is None),
             "result": outcome["result"] if outcome else None,
             "spectator_url": f"{base_url}/?game={self.id}",
