@@ -168,3 +168,29 @@ def test_finished_games_leave_memory_but_not_the_store(tmp_path: Path) -> None:
         for gid in ids:
             response = client.get(f"/api/games/{gid}/record")
             assert response.status_code == 200 and "result: " in response.text
+
+
+def test_abandoned_lobbies_close(tmp_path: Path) -> None:
+    """An open game nobody joins, watches or leaves for ``lobby_seconds`` closes: it leaves the
+    list and stops counting against ``max_games``; its link says why it is gone."""
+    options = ServerOptions(min_seconds=0.01, lobby_seconds=3600, max_games=2)
+    with make_client(tmp_path, options) as client:
+        server = client.app.state.server  # type: ignore[attr-defined]
+        seats = [{"kind": "human"}, {"kind": "human"}]
+        old = create(client, seats=seats)["game_id"]
+        fresh = create(client, seats=seats)["game_id"]
+        assert client.post("/api/games", json={"course": "tiny", "seats": seats}).status_code == 503
+        room_of(client, old).touched -= 2 * 3600  # nobody came for two hours
+        listed = [g["game_id"] for g in client.get("/api/games").json()["games"]]
+        assert listed == [fresh]
+        gone = client.get(f"/api/games/{old}")
+        assert gone.status_code == 404 and "closed" in gone.json()["error"]["message"]
+        with connect(client, old) as session:
+            assert "closed" in session.receive_json()["message"]
+        assert server.store.load(old).status == "closed"
+        assert client.post("/api/games", json={"course": "tiny", "seats": seats}).status_code == 201
+        # a lobby someone is in stays open however long they wait
+        room_of(client, fresh).touched -= 2 * 3600
+        with connect(client, fresh) as session:
+            hello(session)
+            assert fresh in [g["game_id"] for g in client.get("/api/games").json()["games"]]

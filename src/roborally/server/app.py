@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import secrets
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ from roborally.server.protocol import (
     error_message,
 )
 from roborally.server.room import (
+    CLOSED,
     FINISHED,
     OPEN,
     RUNNING,
@@ -92,6 +94,7 @@ class ServerOptions:
     max_seconds: float = 600.0
     max_games: int = 2_000  # open and running games at once
     keep_finished: int = 200  # finished games kept in memory (the others reload on demand)
+    lobby_seconds: float = 6 * 3600.0  # an open game nobody joined or watched for this long closes
 
 
 def _number(body: dict[str, Any], key: str, default: float, low: float, high: float) -> float:
@@ -169,8 +172,32 @@ class GameServer:
         self.prune()
         return room
 
+    def close_idle_lobbies(self) -> None:
+        """Close open games that nobody has joined, connected to or left for
+        ``lobby_seconds`` (abandoned lobbies would otherwise count against ``max_games`` and
+        stay listed forever). They never started, so there is nothing to replay."""
+        limit = time.time() - self.options.lobby_seconds
+        for room in list(self.rooms.values()):
+            if room.status == OPEN and not room.conns and room.touched < limit:
+                room.status = CLOSED
+                self.store.update_game(room.id, status=CLOSED)
+                del self.rooms[room.id]
+                log.info(
+                    "game %s: lobby closed after %.0f s unused", room.id, time.time() - room.touched
+                )
+
+    def missing(self, game_id: str) -> str:
+        """Why there is no game ``game_id`` to show (for the error message)."""
+        stored = self.store.load(game_id) if GAME_ID.fullmatch(game_id) else None
+        if stored is not None and stored.status == CLOSED:
+            hours = self.options.lobby_seconds / 3600
+            return f"this game's lobby was closed: nobody used it for {hours:g} hour(s)"
+        return "no such game"
+
     def prune(self) -> None:
-        """Forget the oldest finished games nobody watches (the store keeps them)."""
+        """Close abandoned lobbies; forget the oldest finished games nobody watches (the store
+        keeps them)."""
+        self.close_idle_lobbies()
         idle = [r for r in self.rooms.values() if r.status == FINISHED and not r.conns]
         if len(idle) <= self.options.keep_finished:
             return
@@ -280,6 +307,7 @@ class GameServer:
         return settings, seats
 
     async def create(self, body: dict[str, Any], base: str) -> dict[str, Any]:
+        self.close_idle_lobbies()
         if self.active_count() >= self.options.max_games:
             raise ApiError(503, "server_full", "too many games on this server; try later")
         settings, seats = self.settings_from(body)
@@ -350,6 +378,7 @@ class GameServer:
             token = secrets.token_urlsafe(18)
             seat.token_hash = token_hash(token)
             seat.taken = True
+            room.touched = time.time()
             if name is not None:
                 seat.name = name
             room.store.update_game(room.id, seats=[s.stored() for s in room.seats])
@@ -395,9 +424,10 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def _room(request: Request) -> GameRoom:
-    room = _server(request).get_room(request.path_params["game_id"])
+    server = _server(request)
+    room = server.get_room(request.path_params["game_id"])
     if room is None:
-        raise ApiError(404, "unknown_game", "no such game")
+        raise ApiError(404, "unknown_game", server.missing(request.path_params["game_id"]))
     return room
 
 
@@ -443,6 +473,7 @@ async def api_list_games(request: Request) -> Response:
     if request.query_params.get("status") == FINISHED:
         return JSONResponse({"v": PROTOCOL_VERSION, "games": server.store.finished_summaries()})
     base = _base(request)
+    server.close_idle_lobbies()
     games = [
         room.summary(base)
         for room in server.rooms.values()
@@ -528,7 +559,8 @@ async def game_socket(websocket: WebSocket) -> None:
     room = server.get_room(websocket.path_params["game_id"])
     if room is None:
         log.warning("ws %s: unknown game %r", peer, websocket.path_params["game_id"][:40])
-        await websocket.send_text(json.dumps(error_message("unknown_game", "no such game")))
+        reason = server.missing(websocket.path_params["game_id"])
+        await websocket.send_text(json.dumps(error_message("unknown_game", reason)))
         await websocket.close(CLOSE_UNKNOWN_GAME)
         return
     token = websocket.query_params.get("token")

@@ -62,6 +62,8 @@ from roborally.server.store import Store, StoredGame
 log = logging.getLogger("roborally.server")
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
+#: A lobby closed because nobody used it for a long time (it never started; nothing to replay).
+CLOSED = "closed"
 MAX_QUEUE = 2_000  # outgoing messages a slow client may have waiting before it is dropped
 RATE_PER_SECOND = 50.0
 RATE_BURST = 100.0
@@ -287,6 +289,7 @@ class GameRoom:
         self.host_hash = host_hash
         self.created = created
         self.status = status
+        self.touched = time.time()  # the last join, connection or disconnection (lobby clean-up)
         self.game: Game | None = None
         self.lock = asyncio.Lock()
         self.conns: set[Connection] = set()
@@ -308,6 +311,7 @@ class GameRoom:
         seats = [Seat.from_stored(i, s) for i, s in enumerate(stored.seats)]
         room = cls(store, stored.id, settings, seats, stored.host_hash, stored.created)
         room.status = stored.status
+        room.touched = stored.updated or stored.created
         if stored.status in (RUNNING, FINISHED):
             game = Game(settings.config(tuple(s.name for s in seats)))
             for number, (decision_id, seat, text) in enumerate(stored.actions):
@@ -534,10 +538,12 @@ class GameRoom:
     # ------------------------------------------------------- connections
     def attach(self, conn: Connection) -> None:
         self.conns.add(conn)
+        self.touched = time.time()
 
     async def detach(self, conn: Connection) -> None:
         async with self.lock:
             self.conns.discard(conn)
+            self.touched = time.time()
             if conn.seat is None or not conn.hello:
                 return
             seat = self.seats[conn.seat]

@@ -55,6 +55,7 @@ class StoredGame:
     result: str | None
     record: str | None
     actions: list[tuple[str, int, str]]  # (decision_id, seat, encoded choice)
+    updated: float = 0.0  # the last change of its row (a lobby's last join, a game's last move)
 
 
 class Store:
@@ -143,7 +144,7 @@ class Store:
     # ------------------------------------------------------------- reads
     def load(self, game_id: str) -> StoredGame | None:
         row = self.db.execute(
-            "SELECT id, created, status, settings, seats, host_hash, result, record"
+            "SELECT id, created, status, settings, seats, host_hash, result, record, updated"
             " FROM games WHERE id = ?",
             (game_id,),
         ).fetchone()
@@ -163,6 +164,7 @@ class Store:
             row[6],
             row[7],
             [(a[0], int(a[1]), a[2]) for a in actions],
+            float(row[8]),
         )
 
     def ids_with_status(self, *statuses: str) -> list[str]:
