@@ -35,6 +35,7 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
+from roborally.engine.events import EventKind
 from roborally.engine.game import Game
 from roborally.engine.state import NUM_REGISTERS
 
@@ -525,6 +526,32 @@ def test_observation_does_not_leak_the_deck_order() -> None:
         for pv in view["players"]:
             assert isinstance(pv["deck"], int)
         assert isinstance(view["damage_deck"], int)
+
+
+def test_face_down_haywires_are_secret_events() -> None:
+    """A Haywire dealt face down into a register is named to its owner alone: the engine marks
+    the event, and ``events_for`` leaves the name out for the others and for spectators."""
+    found = 0
+    for seed in range(40):
+        game = new_game("y23-high-voltage", 4, seed, max_rounds=10)
+        bots = [RandomBot(seed * 10 + i) for i in range(4)]
+        while not game.is_over():
+            d = game.pending_decisions()[0]
+            game.apply(Action(d.id, d.seat, bots[d.seat].choose(game.observation(d.seat), d)))
+        for index, event in enumerate(game.events):
+            if event.kind is not EventKind.DAMAGED:
+                continue
+            assert event.secret == ("to register" in (event.cause or "")), event
+            if not event.secret:
+                continue
+            found += 1
+            assert game.events_for(event.seat, index)[0].card == event.card
+            for viewer in (None, *(s for s in range(4) if s != event.seat)):
+                seen = game.events_for(viewer, index)[0]
+                assert seen.card is None and seen.to_json()["hidden"] is True
+        if found >= 3:
+            break
+    assert found >= 3
 
 
 # ------------------------------------------------------------------------ doctests

@@ -148,7 +148,16 @@ def test_face_down_haywire_is_redacted_for_others(client: TestClient) -> None:
     assert room.game is not None
     haywire = next(c.name for c in room.game.config.damage_deck.cards if c.type.value == "haywire")
     room.game.state.events.append(
-        Event(EventKind.DAMAGED, 1, 2, seat=1, card=haywire, amount=1, cause="laser; to register 2")
+        Event(
+            EventKind.DAMAGED,
+            1,
+            2,
+            seat=1,
+            card=haywire,
+            amount=1,
+            cause="laser; to register 2",
+            secret=True,  # as the engine marks a face-down Haywire
+        )
     )
     room.game.state.events.append(
         Event(EventKind.DAMAGED, 1, 2, seat=1, card="spam", amount=1, cause="laser; to discard")

@@ -11,7 +11,7 @@ concerned, and the positions, facings, cards and amounts involved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -67,6 +67,20 @@ class Event:
     amount: int | None = None
     other: int | None = None
     cause: str | None = None
+    #: ``card`` is known to ``seat`` alone (a Haywire dealt face down into a register).
+    secret: bool = False
+
+    def seen_by(self, viewer: int | None) -> Event:
+        """This event as ``viewer`` may see it (``None``: a spectator): a secret card's name
+        is removed for everyone but its owner.
+
+        >>> e = Event(EventKind.DAMAGED, 1, 2, seat=0, card="hw_side2", secret=True)
+        >>> e.seen_by(0).card, e.seen_by(1).card, e.seen_by(None).to_json()["hidden"]
+        ('hw_side2', None, True)
+        """
+        if self.secret and viewer != self.seat and self.card is not None:
+            return replace(self, card=None)
+        return self
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-friendly dict (positions as ``[x, y]``, facings as ``"N"``...)."""
@@ -87,6 +101,8 @@ class Event:
             value = getattr(self, key)
             if value is not None:
                 data[key] = value.letter
+        if self.secret and self.card is None:
+            data["hidden"] = True  # a card was named here, but not to this viewer
         return data
 
     def __str__(self) -> str:

@@ -121,6 +121,11 @@ class Game:
         """What ``seat`` may see (spec 4.7); ``None`` gives the public spectator view."""
         return self._rules.observation(seat, self.pending_decisions())
 
+    def events_for(self, seat: int | None, start: int = 0) -> list[Event]:
+        """The events from ``start`` on as ``seat`` may see them (``None``: a spectator); a
+        face-down Haywire's name is left out for everyone but its owner."""
+        return [event.seen_by(seat) for event in self._state.events[start:]]
+
     def digest(self) -> str:
         return self._state.digest()
 

@@ -1081,6 +1081,7 @@ class Rules2023(UpgradeRules):
         self._received += 1
         kind = self.card_type(card)
         placed = "discard"
+        facedown = False
         if kind is CardType.SPAM:
             player.discard.append(card)
         else:
@@ -1088,6 +1089,7 @@ class Rules2023(UpgradeRules):
             if register.facedown_haywire is None:
                 register.facedown_haywire = card
                 placed = f"register {max(self.s.register, 1)}"
+                facedown = True  # hidden from the others, its owner may look (000: 592, 598)
             else:
                 self.s.damage_discard.append(card)
                 placed = "damage discard"
@@ -1098,6 +1100,7 @@ class Rules2023(UpgradeRules):
             card=card.name,
             amount=1,
             cause=f"{cause}; to {placed}",
+            secret=facedown,
         )
 
     # =============================================================== reboot

@@ -25,7 +25,6 @@ from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.content.record import decode_choice, encode_choice, write_record
 from roborally.engine.board import Grid
-from roborally.engine.cards import CardType
 from roborally.engine.decisions import (
     TIMEOUT,
     Action,
@@ -36,7 +35,7 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
-from roborally.engine.events import Event, EventKind
+from roborally.engine.events import EventKind
 from roborally.engine.game import Game
 from roborally.engine.state import NUM_REGISTERS, GameConfig
 from roborally.engine.view import decision_to_json
@@ -389,7 +388,8 @@ class GameRoom:
         }
 
     def event_json(self, index: int, viewer: int | None) -> dict[str, Any]:
-        """Event ``index`` as ``viewer`` may see it (a face-down Haywire is the owner's secret)."""
+        """Event ``index`` as ``viewer`` may see it (the engine knows what is secret: a
+        face-down Haywire is its owner's)."""
         assert self.game is not None
         events = self.game.events
         while len(self._events_json) <= index:
@@ -397,22 +397,12 @@ class GameRoom:
             data = events[i].to_json()
             data["i"] = i
             self._events_json.append(data)
-        data = self._events_json[index]
-        if data["kind"] == EventKind.DAMAGED.value and self._hidden(events[index], viewer):
-            data = {k: v for k, v in data.items() if k != "card"}
-            data["hidden"] = True
-        return data
-
-    def _hidden(self, event: Event, viewer: int | None) -> bool:
-        if event.seat == viewer or event.card is None or self.game is None:
-            return False
-        if "to register" not in (event.cause or ""):
-            return False
-        try:
-            spec = self.game.config.damage_deck.spec(event.card)
-        except KeyError:
-            return True
-        return spec.type is CardType.HAYWIRE
+        event = events[index]
+        if event.seen_by(viewer) is not event:
+            data = event.seen_by(viewer).to_json()
+            data["i"] = index
+            return data
+        return self._events_json[index]
 
     def events_message(self, first: int, end: int, viewer: int | None) -> dict[str, Any]:
         events = [self.event_json(i, viewer) for i in range(first, end)]
