@@ -29,6 +29,7 @@ class EventKind(StrEnum):
     SHUT_DOWN = "shut_down"
     REGISTER_STARTED = "register_started"
     CARD_REVEALED = "card_revealed"
+    UPGRADE = "upgrade"  # an upgrade card installed, used, triggered, received or lost (cause)
     CARD_REPLACED = "card_replaced"  # SPAM / Again-in-register-1 replacement
     CARD_RESOLVED = "card_resolved"
     MOVED = "moved"  # one step by the robot's own action
@@ -109,6 +110,9 @@ class Event:
         where = f"R{self.round}.{self.register}" if self.register else f"R{self.round}"
         who = f" P{self.seat + 1}" if self.seat is not None else ""
         text = f"{where}{who} {self.kind.value.replace('_', ' ')}"
+        upgrade = self.kind is EventKind.UPGRADE  # reads "P1 upgrade used brakes"
+        if upgrade and self.cause:
+            text += f" {self.cause}"
         if self.card:
             text += f" {self.card}"
         if self.pos is not None and self.to is not None:
@@ -123,6 +127,6 @@ class Event:
             text += f" ({self.amount})"
         if self.other is not None:
             text += f" [P{self.other + 1}]"
-        if self.cause:
+        if self.cause and not upgrade:
             text += f" by {self.cause}"
         return text

@@ -234,13 +234,13 @@ class UpgradeRules(Mechanics):
         """An upgrade card changes place or is used (``cause`` says what happened)."""
         player = self.s.players[seat]
         self.emit(
-            EventKind.CARD_REVEALED,
+            EventKind.UPGRADE,
             seat=seat,
             pos=player.pos,
             card=card,
             amount=amount,
             other=other,
-            cause=f"upgrade {what}",
+            cause=what,
         )
 
     def spend(self, player: Player, amount: int) -> None:

@@ -18,7 +18,7 @@ function groupOf(e) {
   if (MOVES.has(e.kind)) return "move";
   if (e.kind === "rotated") return "turn";
   if (e.kind === "shot") return "shot";
-  if (e.kind === "card_revealed") return "reveal";
+  if (e.kind === "card_revealed" || e.kind === "upgrade") return "reveal";
   if (e.kind === "damaged") return "damage";
   return null;
 }

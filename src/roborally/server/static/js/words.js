@@ -21,7 +21,7 @@ function cause(text) {
 
 const UPGRADE_VERBS = {
   installed: "installs", used: "uses", discarded: "loses", received: "receives",
-  triggered: "triggers", drawn: "draws",
+  triggered: "triggers", drawn: "draws", uninstalled: "removes",
 };
 
 const A = (word) => (/^[aeiou]/i.test(word) ? "an " : "a ") + word;
@@ -52,14 +52,14 @@ export function describe(e, name) {
       return { text: `${who} shuts down for the round`, kind: "bad" };
     case "register_started":
       return { text: `Register ${e.register}`, kind: "register" };
+    case "upgrade": {
+      const what = cause(e.cause);
+      const verb = UPGRADE_VERBS[what] || what;
+      const other = e.other !== undefined && e.other !== null ? ` (${name(e.other)})` : "";
+      return { text: `${who} ${verb} ${card}${other}`, kind: "good" };
+    }
     case "card_revealed": {
       const c = cause(e.cause);
-      if (c.startsWith("upgrade ")) {
-        const what = c.slice(8);
-        const verb = UPGRADE_VERBS[what] || what;
-        const other = e.other !== undefined && e.other !== null ? ` (${name(e.other)})` : "";
-        return { text: `${who} ${verb} ${card}${other}`, kind: "good" };
-      }
       if (c) return { text: `${who}: ${card} (${cardTitle(c)})`, kind: "dim" };
       return { text: `${who} reveals ${card}`, kind: "card" };
     }
