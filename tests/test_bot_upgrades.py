@@ -147,7 +147,7 @@ def test_classic_pressor_beam_is_valued_the_same_way(base_obs: dict[str, Any]) -
     weapon = Decision(
         "t1-r1-lasers-3-p1-weapon",
         0,
-        DecisionKind.SIDESTEP,
+        DecisionKind.CHOICE,
         "",
         ("laser", "pressor_beam", "radio_control"),
         "laser",

@@ -569,9 +569,11 @@ def test_classic_questions_get_legal_answers() -> None:
         ("t2-r0-x-1-p1-something_new", ("first", "second")),
     ]
     for decision_id, options in cases:
-        decision = Decision(decision_id, 0, DecisionKind.SIDESTEP, "takes 3 damage", options)
+        decision = Decision(decision_id, 0, DecisionKind.CHOICE, "takes 3 damage", options)
         assert bot.choose(obs, decision) in options, decision_id
-    power = Decision("t2-r0-announce-1-p1-power_down", 0, DecisionKind.SHUTDOWN, "", (False, True))
+    power = Decision(
+        "t2-r0-announce-1-p1-power_down", 0, DecisionKind.POWER_DOWN, "", (False, True)
+    )
     assert bot.choose(obs, power) in (False, True)
     place = Decision("t2-r0-reenter-1-p1-reenter", 0, DecisionKind.REBOOT_FACING, "", ("1,1 N",))
     assert bot.choose(obs, place) == "1,1 N"

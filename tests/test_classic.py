@@ -152,6 +152,23 @@ def choice_for(rng: random.Random, bot: RandomBot, game: Game, decision: Decisio
     return bot.choose(game.observation(decision.seat), decision)
 
 
+def test_classic_questions_have_their_own_decision_kinds() -> None:
+    """Power-down questions are ``power_down`` and every other classic question ``choice``;
+    the 2023 kinds ``shutdown`` and ``sidestep`` never appear in a classic game."""
+    kinds: set[DecisionKind] = set()
+    for seed in range(12):
+        edition_id = EDITIONS[seed % len(EDITIONS)]
+        variants = ["emergency_shutdown", "option_cards"] if edition_id == "classic-1994" else []
+        game = new_game(CLASSIC_COURSES[0].id, 4, seed, 12, variants, edition_id)
+        bot = RandomBot(seed)
+        while not game.is_over():
+            d = game.pending_decisions()[0]
+            kinds.add(d.kind)
+            game.apply(Action(d.id, d.seat, bot.choose(game.observation(d.seat), d)))
+    assert {DecisionKind.POWER_DOWN, DecisionKind.CHOICE, DecisionKind.PROGRAM} <= kinds
+    assert not kinds & {DecisionKind.SHUTDOWN, DecisionKind.SIDESTEP}
+
+
 def setup_game(
     edition_id: str,
     players: int,

@@ -114,10 +114,16 @@ def test_round_trip_with_random_first_player_and_competitive_start() -> None:
 
 
 def test_every_decision_kind_round_trips_through_the_text() -> None:
-    """encode_choice/decode_choice are inverse for every kind met in real games."""
+    """encode_choice/decode_choice are inverse for every kind met in real games (2023 on the
+    tiny course, then the classic editions for their own kinds)."""
     kinds: set[DecisionKind] = set()
+    classic = [
+        classic_game(seed, edition) for seed in range(4) for edition in ("classic", "classic-1994")
+    ]
     for seed in range(60):
-        game = play(seed, players=3, max_rounds=10, variants=("competitive_start",))
+        game = classic[seed] if seed < len(classic) else None
+        if game is None:
+            game = play(seed, players=3, max_rounds=10, variants=("competitive_start",))
         fresh = Game(game.config)
         for action in game.actions:
             decision = next(d for d in fresh.pending_decisions() if d.id == action.decision_id)
@@ -129,6 +135,17 @@ def test_every_decision_kind_round_trips_through_the_text() -> None:
         if kinds == set(DecisionKind):
             break
     assert kinds == set(DecisionKind)
+
+
+def classic_game(seed: int, edition: str) -> Game:
+    """A finished classic game between random bots (power downs and option cards included)."""
+    variants = ["emergency_shutdown", "option_cards"] if edition == "classic-1994" else []
+    game = new_game("cl-first-shift", 4, seed, 10, variants, edition)
+    bots = [RandomBot(seed * 10 + i) for i in range(4)]
+    while not game.is_over():
+        d = game.pending_decisions()[0]
+        game.apply(Action(d.id, d.seat, bots[d.seat].choose(game.observation(d.seat), d)))
+    return game
 
 
 def test_timeout_is_recorded_as_timeout() -> None:

@@ -883,7 +883,6 @@ class PlannerBot:
 
     def _choose(self, obs: dict[str, Any], decision: Decision) -> Any:
         kind = decision.kind
-        classic = family_of(obs.get("edition", "2023")) != "2023"
         if kind is DecisionKind.PROGRAM:
             return self.choose_program(obs, decision)
         if kind is DecisionKind.START_SPACE:
@@ -891,15 +890,15 @@ class PlannerBot:
         if kind is DecisionKind.BLOCK_START:
             return self.choose_start(obs, decision, block=True)
         if kind is DecisionKind.SHUTDOWN:
-            if classic:
-                return self.choose_power(obs, decision)
             return self.choose_shutdown(obs, decision)
+        if kind is DecisionKind.POWER_DOWN:
+            return self.choose_power(obs, decision)
         if kind is DecisionKind.REBOOT_FACING:
             return self.choose_placement(obs, decision)
         if kind is DecisionKind.SIDESTEP:
-            if classic:
-                return self.choose_classic_option(obs, decision)
             return self.choose_sidestep(obs, decision)
+        if kind is DecisionKind.CHOICE:
+            return self.choose_classic_option(obs, decision)
         if kind is DecisionKind.CARD_ORDER:
             return self.choose_card_order(obs, decision)
         if kind is DecisionKind.UPGRADE_PHASE:

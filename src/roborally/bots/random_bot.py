@@ -51,7 +51,7 @@ class RandomBot:
                 else:
                     program.append(hand.pop())
             return tuple(program)
-        if decision.kind is DecisionKind.SHUTDOWN:
+        if decision.kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
             return self.rng.random() < self.shutdown_rate
         if decision.kind is DecisionKind.UPGRADE_PHASE:
             return self.upgrade_step(list(decision.options))

@@ -103,7 +103,7 @@ def decode_choice(decision: Decision, tokens: list[str]) -> Any:
     kind = decision.kind
     if kind is DecisionKind.PROGRAM:
         return tuple(None if t == "-" else t for t in tokens)
-    if kind is DecisionKind.SHUTDOWN:
+    if kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
         if tokens not in (["yes"], ["no"]):
             raise ValueError(f"expected yes or no, got {' '.join(tokens)!r}")
         return tokens == ["yes"]

@@ -556,7 +556,7 @@ def _answer(
         used[key] = index + 1
         return Action(decision.id, decision.seat, options[wanted])
     if index >= len(given):
-        if decision.kind is DecisionKind.SHUTDOWN:
+        if decision.kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
             return Action(decision.id, decision.seat, False)
         raise _RunError(
             f"the game asks {name} for {decision.kind.value} ({decision.id}:"
@@ -566,7 +566,7 @@ def _answer(
     used[key] = index + 1
     raw = given[index]
     choice: object = raw
-    if decision.kind is DecisionKind.SHUTDOWN:
+    if decision.kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
         choice = raw.lower() in ("yes", "true")
     elif decision.kind is DecisionKind.CARD_ORDER:
         choice = tuple(int(x) for x in raw.split())

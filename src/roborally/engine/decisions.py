@@ -22,6 +22,9 @@ class DecisionKind(StrEnum):
     CARD_ORDER = "card_order"  # the Haywire "resolve both in the order you choose"
     UPGRADE_PHASE = "upgrade_phase"  # one step of the upgrade phase: draw, install, use, done
     UPGRADE = "upgrade"  # use an upgrade in a timing window, or a choice an upgrade offers
+    # The classic editions
+    POWER_DOWN = "power_down"  # announce / stay in / re-enter in a power down (yes/no)
+    CHOICE = "choice"  # an option card's use, a damage shield, the 1994 first card, ...
 
 
 #: The choice that asks the game to apply a decision's default (timer expired, player absent).

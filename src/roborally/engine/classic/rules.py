@@ -59,9 +59,9 @@ ALL_BELTS = frozenset({BeltColor.BLUE, BeltColor.GREEN})
 #: SHUTDOWN for every power-down question (true/false), REBOOT_FACING for the re-entry square
 #: and facing, PROGRAM for programs, and SIDESTEP for every other choice (option cards, damage
 #: shields, the 1994 first card): a string from ``options``, whose first entry is the default.
-POWER = DecisionKind.SHUTDOWN
+POWER = DecisionKind.POWER_DOWN
 PLACE = DecisionKind.REBOOT_FACING
-CHOICE = DecisionKind.SIDESTEP
+CHOICE = DecisionKind.CHOICE
 NO_YES = ("no", "yes")
 
 #: Causes of movement under which Ramming Gear hurts (the robot's own move, 8.3 #20).

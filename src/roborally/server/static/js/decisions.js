@@ -14,6 +14,8 @@ const TITLES = {
   card_order: "Which card first?",
   upgrade_phase: "Upgrade phase",
   upgrade: "Use an upgrade?",
+  power_down: "Power down?",
+  choice: "Your choice",
 };
 
 const VERBS = {
@@ -100,7 +102,7 @@ export function decisionControls(decision, ctx) {
   };
   const row = h("div.choices" + (options.length > 4 ? ".many" : ""));
   options.forEach((option, index) => {
-    const b = h("button." + (index === 0 && kind !== "shutdown" ? "primary" : "choice-btn"), {
+    const b = h("button." + (index === 0 && kind !== "shutdown" && kind !== "power_down" ? "primary" : "choice-btn"), {
       type: "button",
       "data-testid": "choice",
       "data-value": JSON.stringify(option),

@@ -445,7 +445,7 @@ export class GameScreen {
       return;
     }
     const own = obs ? obs.players.find((p) => p.seat === this.seat) : null;
-    if (decision && decision.kind === "shutdown" && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
+    if (decision && (decision.kind === "shutdown" || decision.kind === "power_down") && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
       // Answered with the program ("Shut down" box): no extra question.
       this.plan.done = true;
       this.decisionId = decision.id;
