@@ -160,3 +160,42 @@ def test_a_phone_sized_screen_plays_by_tapping(
 def _page_has_no_horizontal_scroll(page: Page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 392, f"the page is {width}px wide on a 390px screen"
+
+
+def test_a_classic_game_plays_to_the_end(
+    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any
+) -> None:
+    """The classic edition in the page: programs of priority cards, the power-down question
+    (asked every round with ``power_down_without_damage``), and the result."""
+    game = live_server.create(
+        edition="classic",
+        course="cl-first-shift",
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot", "bot": "planner"}],
+        variants=["power_down_without_damage"],
+        max_rounds=3,
+        seed=2,
+    )
+    page = contexts.page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    frames = ui.capture_ws(page)
+    page.goto(live_server.seat_url(game, 0, speed=0))
+    start = page.locator("[data-testid=start-game]")
+    program = page.locator("[data-testid=program]")
+    expect(start.or_(program).first).to_be_visible()
+    if start.count() and start.is_visible():
+        start.click()
+    expect(program).to_be_visible()
+    cards = page.locator("[data-testid=hand-card]")
+    assert cards.count() == 9
+    assert all("@" in (cards.nth(i).get_attribute("data-card") or "") for i in range(9))
+    expect(page.locator(".shutdown-opt")).to_contain_text("Power down")
+    shots(page, "classic-program-desktop")
+    answered = ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=120)
+    # The power-down question is answered from the program's "Shut down" box (no extra click).
+    asked = {d["kind"] for f in frames if f["type"] == "state" for d in f.get("pending") or []}
+    assert "program" in answered and "power_down" in asked, (answered, asked)
+    assert not asked & {"shutdown", "sidestep"}
+    expect(page.locator("[data-testid=result]")).to_be_visible()
+    shots(page, "classic-result-desktop")
+    assert not errors, errors

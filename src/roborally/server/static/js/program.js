@@ -19,6 +19,7 @@ export class ProgramEditor {
     this.count = (decision.info && decision.info.registers) || REGISTERS;
     this.locked = new Set(((decision.info && decision.info.locked) || []).map((n) => n - 1));
     this.own = own;
+    this.classic = !!(own && own.classic); // the box announces a power down instead
     this.slots = new Array(this.count).fill(null); // hand indexes
     this.target = null; // the register the next tapped card goes to
     this.sending = false;
@@ -184,9 +185,13 @@ export class ProgramEditor {
       h("p.hint", null, tip),
       hand,
       h("div.program-actions", null,
-        h("label.check.shutdown-opt", { title: "Shut down after this program: your robot skips the round and all your damage is cleared" },
+        h("label.check.shutdown-opt", {
+          title: this.classic
+            ? "Announce a power down: next round your robot stays still and all its damage is repaired"
+            : "Shut down after this program: your robot skips the round and all your damage is cleared",
+        },
           h("input", { type: "checkbox", checked: this.shutdown, disabled: this.sending, "data-testid": "shutdown-toggle", onchange: (e) => (this.shutdown = e.target.checked) }),
-          "Shut down"),
+          this.classic ? "Power down" : "Shut down"),
         clear, submit),
     );
   }
