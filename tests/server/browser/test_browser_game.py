@@ -197,5 +197,7 @@ def test_a_classic_game_plays_to_the_end(
     assert "program" in answered and "power_down" in asked, (answered, asked)
     assert not asked & {"shutdown", "sidestep"}
     expect(page.locator("[data-testid=result]")).to_be_visible()
+    log = page.locator("[data-testid=log]")
+    expect(log).not_to_contain_text("reboot point")  # classic words: archive, flags
     shots(page, "classic-result-desktop")
     assert not errors, errors

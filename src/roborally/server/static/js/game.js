@@ -156,6 +156,7 @@ export class GameScreen {
     this.role = msg.role;
     this.skew = msg.server_time - Date.now() / 1000;
     const course = msg.settings.course;
+    this.logView.classic = String(msg.settings.edition || "").startsWith("classic");
     this.cardsReady = cardCatalogue(msg.settings.edition || "2023").then((cards) => {
       setCatalogue(cards);
       if (this.state) this.renderPlayers();

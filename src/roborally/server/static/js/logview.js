@@ -6,6 +6,7 @@ import { describe } from "./words.js";
 export class LogView {
   constructor(name) {
     this.name = name; // seat -> player name
+    this.classic = false; // the classic editions' words (flags, destruction, repairs)
     this.el = h("ol.log", { "data-testid": "log", "aria-live": "off" });
   }
 
@@ -15,7 +16,7 @@ export class LogView {
 
   /** Add the sentence for event ``e`` (if it has one); consecutive steps merge into one line. */
   event(e) {
-    const line = describe(e, this.name);
+    const line = describe(e, this.name, this.classic);
     if (line) this.add(line, e);
   }
 

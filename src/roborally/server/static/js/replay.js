@@ -62,6 +62,7 @@ export class ReplayScreen {
     document.title = `Replay · ${title} · RoboRally`;
     this.board = new BoardView(data.board, { course: data.settings.course, variants: data.settings.variants || [], edition: data.settings.edition });
     this.logView = new LogView((s) => this.names[s] ?? `Robot ${s + 1}`);
+    this.logView.classic = String(data.settings.edition || "").startsWith("classic");
     this.anim = new Animator(this.board, {
       onEvent: (e) => this.logView.event(e),
       name: (s) => this.names[s],

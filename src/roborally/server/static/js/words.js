@@ -30,7 +30,7 @@ const A = (word) => (/^[aeiou]/i.test(word) ? "an " : "a ") + word;
  * The sentence for an event, or null. name(seat) gives a player's name.
  * Returns {text, kind} where kind styles the line: "head", "big", "bad", "good", "".
  */
-export function describe(e, name) {
+export function describe(e, name, classic = false) {
   const who = e.seat !== undefined && e.seat !== null ? name(e.seat) : "";
   const card = e.card ? cardTitle(e.card) : "";
   switch (e.kind) {
@@ -90,11 +90,18 @@ export function describe(e, name) {
       const c = cause(e.cause);
       return { text: `${who} takes ${what}${c ? ` (${c})` : ""}`, kind: "bad" };
     }
-    case "damage_prevented":
-      return { text: `${who} avoids damage`, kind: "good" };
+    case "damage_prevented": {
+      const c = cause(e.cause);
+      if (classic && c.startsWith("repaired")) return { text: `${who} is repaired (${c.slice(12) || "1 damage"})`, kind: "good" };
+      return { text: `${who} avoids damage${classic && c ? ` (${c})` : ""}`, kind: "good" };
+    }
     case "fell":
       return { text: `${who} falls ${e.cause === "pit" ? "into a pit" : "off the board"}`, kind: "bad" };
     case "rebooted":
+      if (classic) {
+        const lives = e.amount ?? null;
+        return { text: `${who} is destroyed${lives !== null ? ` (${lives} ${lives === 1 ? "life" : "lives"} left)` : ""}`, kind: "bad" };
+      }
       return { text: `${who} reboots`, kind: "bad" };
     case "reentered":
       return { text: `${who} is back on the board, facing ${DIR_WORDS[e.to_facing || e.facing] || ""}`, kind: "" };
@@ -103,9 +110,9 @@ export function describe(e, name) {
     case "energy_gained":
       return { text: `${who} gains ${e.amount || 1} energy${e.cause ? ` (${cause(e.cause)})` : ""}`, kind: "good" };
     case "checkpoint_reached":
-      return { text: `${who} reaches checkpoint ${e.amount}!`, kind: "big" };
+      return { text: `${who} reaches ${classic ? "flag" : "checkpoint"} ${e.amount}!`, kind: "big" };
     case "archived":
-      return { text: `${who} saves a new reboot point`, kind: "dim" };
+      return { text: classic ? `${who} moves its archive marker here` : `${who} saves a new reboot point`, kind: "dim" };
     case "priority_passed":
       return { text: `${who} takes the priority token`, kind: "dim" };
     case "round_ended":
