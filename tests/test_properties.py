@@ -171,7 +171,7 @@ class EventRules:
             key = (e.round, e.seat)
             if e.kind is EventKind.GAME_ENDED:
                 self.ended = True
-            elif e.kind is EventKind.REBOOTED:
+            elif e.kind in (EventKind.REBOOTED, EventKind.DESTROYED):
                 self.rebooted.add(key)
             elif e.kind is EventKind.SHUT_DOWN:
                 self.shut_down.add(key)

@@ -146,7 +146,7 @@ def play_one(task: GameTask) -> GameResult:
         result.termination = state.termination or ("error" if result.error else "")
         result.checkpoints = [p.checkpoint for p in state.players]
         for event in state.events:
-            if event.kind is EventKind.REBOOTED and event.seat is not None:
+            if event.kind in (EventKind.REBOOTED, EventKind.DESTROYED) and event.seat is not None:
                 result.reboots[event.seat] += 1
         if task.records and game.actions:
             from roborally.content.record import write_record

@@ -220,7 +220,7 @@ def expectation(
     if what == "eliminated":
         return "yes" if player.eliminated else "no"
     if what == "destructions":
-        return str(sum(1 for e in events if e.kind is EventKind.REBOOTED and e.seat == player.seat))
+        return str(sum(1 for e in events if e.kind is EventKind.DESTROYED and e.seat == player.seat))
     if what == "stored":
         return " ".join(f"{k} {v.name}" for k, v in sorted(player.stored.items())) or "-"
     raise AssertionError(what)

@@ -43,6 +43,7 @@ class EventKind(StrEnum):
     DAMAGE_PREVENTED = "damage_prevented"
     FELL = "fell"
     REBOOTED = "rebooted"
+    DESTROYED = "destroyed"  # classic: a robot destroyed (amount: lives left; cause: why)
     REENTERED = "reentered"
     DISPLACED = "displaced"  # moved along a reboot-token arrow
     ENERGY_GAINED = "energy_gained"

@@ -1494,7 +1494,7 @@ class RulesClassic(Rules2023):
         self.discard_program(player.hand)
         player.hand = []
         player.lives -= 1
-        self.emit(EventKind.REBOOTED, seat=seat, pos=where, amount=player.lives, cause=cause)
+        self.emit(EventKind.DESTROYED, seat=seat, pos=where, amount=player.lives, cause=cause)
         if player.lives <= 0:
             player.eliminated = True
             player.reentry = None

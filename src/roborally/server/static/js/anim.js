@@ -9,7 +9,7 @@ const MOVES = new Set(["moved", "pushed", "conveyed", "displaced"]);
 
 // How long each kind of step lasts, in beats.
 const BEATS = {
-  move: 1, turn: 0.9, shot: 0.9, reveal: 1.5, damage: 0.6, fell: 1.2, rebooted: 0.4,
+  move: 1, turn: 0.9, shot: 0.9, reveal: 1.5, damage: 0.6, fell: 1.2, rebooted: 0.4, destroyed: 0.8,
   reentered: 0.8, checkpoint_reached: 1.5, energy_gained: 0.7, register_started: 0.8,
   placed: 0.5, game_won: 1.6, blocked: 0.4,
 };
@@ -152,6 +152,9 @@ export class Animator {
         break;
       case "rebooted":
         await b.appear(e.seat, e.pos, e.facing, true, ms);
+        break;
+      case "destroyed": // classic: the robot leaves the board until it re-enters
+        await b.fall(e.seat, null, ms);
         break;
       case "reentered":
         await b.appear(e.seat, e.pos, e.to_facing || e.facing, false, ms);

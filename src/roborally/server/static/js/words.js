@@ -98,11 +98,12 @@ export function describe(e, name, classic = false) {
     case "fell":
       return { text: `${who} falls ${e.cause === "pit" ? "into a pit" : "off the board"}`, kind: "bad" };
     case "rebooted":
-      if (classic) {
-        const lives = e.amount ?? null;
-        return { text: `${who} is destroyed${lives !== null ? ` (${lives} ${lives === 1 ? "life" : "lives"} left)` : ""}`, kind: "bad" };
-      }
       return { text: `${who} reboots`, kind: "bad" };
+    case "destroyed": {
+      const lives = e.amount ?? null;
+      const c = cause(e.cause);
+      return { text: `${who} is destroyed${c ? ` (${c})` : ""}${lives !== null ? `: ${lives} ${lives === 1 ? "life" : "lives"} left` : ""}`, kind: "bad" };
+    }
     case "reentered":
       return { text: `${who} is back on the board, facing ${DIR_WORDS[e.to_facing || e.facing] || ""}`, kind: "" };
     case "displaced":
