@@ -220,7 +220,8 @@ def expectation(
     if what == "eliminated":
         return "yes" if player.eliminated else "no"
     if what == "destructions":
-        return str(sum(1 for e in events if e.kind is EventKind.DESTROYED and e.seat == player.seat))
+        destroyed = [e for e in events if e.kind is EventKind.DESTROYED and e.seat == player.seat]
+        return str(len(destroyed))
     if what == "stored":
         return " ".join(f"{k} {v.name}" for k, v in sorted(player.stored.items())) or "-"
     raise AssertionError(what)
