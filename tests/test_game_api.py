@@ -528,6 +528,23 @@ def test_observation_does_not_leak_the_deck_order() -> None:
         assert isinstance(view["damage_deck"], int)
 
 
+def test_blocked_start_spaces_are_in_every_observation() -> None:
+    """Competitive start (11.1.5): the spaces blocked by cubes are public."""
+    game = new_game("tiny", 2, 3, variants=["competitive_start"])
+    assert game.observation(None)["blocked_starts"] == []
+    blocked = []
+    while True:
+        d = game.pending_decisions()[0]
+        if d.kind is not DecisionKind.BLOCK_START:
+            break
+        space = next(s for s in game.state.grid.start_spaces if s.number == d.options[0])
+        blocked.append([space.pos.x, space.pos.y])
+        game.apply(Action(d.id, d.seat, d.options[0]))
+    assert blocked
+    for seat in (None, 0, 1):
+        assert game.observation(seat)["blocked_starts"] == sorted(blocked)
+
+
 def test_face_down_haywires_are_secret_events() -> None:
     """A Haywire dealt face down into a register is named to its owner alone: the engine marks
     the event, and ``events_for`` leaves the name out for the others and for spectators."""

@@ -84,6 +84,8 @@ def observation(state: GameState, seat: int | None, pending: list[Decision]) -> 
         "priority": state.priority,
         "turn_order": state.turn_order(),
         "checkpoints": [_pos(p) for p in state.grid.checkpoints],
+        # competitive start (11.1.5): start spaces blocked by the players' cubes, for all to see
+        "blocked_starts": sorted([p.x, p.y] for p in state.blocked_starts),
         "over": state.over,
         "winner": state.winner,
         "damage_deck": len(state.damage_deck),

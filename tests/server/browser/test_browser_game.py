@@ -201,3 +201,30 @@ def test_a_classic_game_plays_to_the_end(
     expect(log).not_to_contain_text("reboot point")  # classic words: archive, flags
     shots(page, "classic-result-desktop")
     assert not errors, errors
+
+
+def test_blocked_start_spaces_show_their_cubes(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    """Competitive start: the cube a bot put on a start space is drawn on the board while the
+    person picks a start space, and the blocked space is not offered."""
+    game = live_server.create(
+        seats=[{"kind": "bot"}, {"kind": "human", "name": "Ada"}],
+        variants=["competitive_start"],
+        first_player=0,
+        seed=3,
+    )
+    page = contexts.page()
+    page.goto(live_server.seat_url(game, 1, speed=0))
+    start = page.locator("[data-testid=start-game]")
+    decision = page.locator("[data-testid=decision]")
+    expect(start.or_(decision).first).to_be_visible()
+    if start.count() and start.is_visible():
+        start.click()
+    block = page.locator("[data-testid=decision][data-kind=block_start]")
+    expect(block).to_be_visible()
+    block.locator("[data-testid=choice]").first.click()
+    expect(page.locator("[data-testid=decision][data-kind=start_space]")).to_be_visible()
+    cubes = page.locator("[data-testid=blocked-start]")
+    expect(cubes).to_have_count(2)
+    shots(page, "blocked-starts-desktop")

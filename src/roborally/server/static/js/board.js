@@ -75,10 +75,11 @@ export class BoardView {
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", "Course " + (this.opts.title || this.opts.course));
     this.svg = svg;
+    this.blockedLayer = s("g", { class: "blocked-layer" });
     this.marks = s("g", { class: "mark-layer" });
     this.robotLayer = s("g", { class: "robots", id: "robots" });
     this.fx = s("g", { class: "fx-layer" });
-    svg.append(this.marks, this.robotLayer, this.fx);
+    svg.append(this.blockedLayer, this.marks, this.robotLayer, this.fx);
     this.scroller = h("div.board-scroll", null, svg);
     this.el.append(this.scroller);
     this.banner = h("div.board-banner", { "aria-live": "polite" });
@@ -430,6 +431,23 @@ export class BoardView {
       g.addEventListener("click", () => onPick(d));
       this.marks.append(g);
     }
+  }
+
+  /** Energy cubes on the start spaces blocked in a competitive start ([[x, y], ...]). */
+  showBlocked(positions) {
+    if (!this.blockedLayer) return;
+    const key = JSON.stringify(positions || []);
+    if (key === this._blockedKey) return;
+    this._blockedKey = key;
+    const c = this.cell;
+    this.blockedLayer.replaceChildren(...(positions || []).map(([x, y]) => {
+      const g = s("g", { class: "blocked-cube", "data-testid": "blocked-start" });
+      g.append(
+        s("title", null, "start space blocked by an energy cube"),
+        s("rect", { x: x * c + c * 0.3, y: y * c + c * 0.3, width: c * 0.4, height: c * 0.4, rx: c * 0.06 }),
+      );
+      return g;
+    }));
   }
 
   clearChoices() {

@@ -337,6 +337,7 @@ export class GameScreen {
     this.state = st;
     const obs = st.observation;
     if (obs && this.board) this.board.setPlayers(obs.players, Object.fromEntries(st.seats.map((s) => [s.seat, s.name])));
+    if (obs && this.board) this.board.ready.then(() => this.board.showBlocked(obs.round < 1 ? obs.blocked_starts || [] : []));
     if (this.board && this.seat !== null && this.seat !== undefined) this.board.setMine(this.seat);
     this.currentRegister = obs && obs.register ? obs.register : 0;
     this.renderPhase();
