@@ -220,6 +220,7 @@ _EXPECT_KINDS = {
     "removed",
     "priority",
     "over",
+    "termination",
     # upgrade cards of the 2023 edition
     "upgrades",
     "reserve",
@@ -695,6 +696,8 @@ def _actual(
         return "none" if state.winner is None else names[state.winner]
     if what == "over":
         return "yes" if state.over else "no"
+    if what == "termination":
+        return state.termination if state.over and state.termination else "-"
     if what == "priority":
         return names[state.priority]
     if what == "damage discard":

@@ -41,6 +41,8 @@ RULES_VERSION = "2023/2"
 class Termination(StrEnum):
     CHECKPOINTS = "checkpoints"  # a robot completed the course
     ROUND_LIMIT = "round_limit"  # the configured round limit was reached
+    ELIMINATED = "eliminated"  # classic: every robot lost its last life (no winner)
+    LAST_STANDING = "last_robot_standing"  # classic variant: the only robot left in the race won
 
 
 @dataclass(frozen=True)

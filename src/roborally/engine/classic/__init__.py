@@ -15,8 +15,8 @@ from roborally.engine.classic.rules import RulesClassic, new_state
 from roborally.engine.editions import EDITIONS, Edition
 from roborally.engine.editions import register as register_edition
 
-RULES_VERSION = "classic/1"
-RULES_VERSION_1994 = "classic-1994/1"
+RULES_VERSION = "classic/2"  # 2: eliminated / last_robot_standing terminations
+RULES_VERSION_1994 = "classic-1994/2"
 
 if "classic" not in EDITIONS:
     register_edition(

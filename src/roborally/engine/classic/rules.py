@@ -1638,10 +1638,7 @@ class RulesClassic(Rules2023):
             if s.places:
                 self.finish(s.places[0], "checkpoints")
             else:
-                self.emit(EventKind.GAME_ENDED, cause="all robots eliminated")
-                s.over = True
-                s.winner = None
-                s.termination = "round_limit"
+                self.finish(None, "eliminated")  # every robot lost its last life
             return
         if (
             "last_robot_standing_wins" in s.config.variants
@@ -1650,7 +1647,7 @@ class RulesClassic(Rules2023):
             and len(s.players) > 1
         ):
             s.places.append(racing[0].seat)
-            self.finish(racing[0].seat, "checkpoints")
+            self.finish(racing[0].seat, "last_robot_standing")
 
     # ============================================================== cleanup
     @stage
