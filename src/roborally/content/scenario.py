@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roborally.content.boardtext import BoardFormatError, parse_board
+from roborally.content.classic_scenario import EXPECTATIONS as CLASSIC_EXPECTATIONS
 from roborally.engine.board import Course
 from roborally.engine.cards import PROGRAMMING_CARDS, Card
 from roborally.engine.decisions import Action, Decision, DecisionKind
@@ -227,23 +228,7 @@ _EXPECT_KINDS = {
     "memory",
     "upgrade deck",
     "upgrade discard",
-    # classic editions (roborally.content.classic_scenario.EXPECTATIONS)
-    "damage tokens",
-    "lives",
-    "options",
-    "powered down",
-    "announced",
-    "locked",
-    "archive",
-    "eliminated",
-    "destructions",
-    "stored",
-    "places",
-    "program discard",
-    "option discard",
-    "program cards",
-    "dealt",
-}
+} | CLASSIC_EXPECTATIONS
 
 
 def _cards(value: str) -> list[str]:
