@@ -245,21 +245,26 @@ class Mechanics:
         for seat in moving:
             players[seat].pos = movers[seat][1]
         for seat in moving:
-            pos, target, out = movers[seat]
-            player = players[seat]
-            self.emit(EventKind.CONVEYED, seat=seat, pos=pos, to=target, facing=out, cause=cause)
-            if not grid.is_on_course(target):
-                player.pos = None
-                self.fall(seat, pos, target, "edge")
-                continue
-            belt = grid.belts[grid.index(target)]
-            if belt is not None:
-                turn = belt.turn_on_entry(out)
-                if turn is not Turn.NONE:
-                    self.rotate(seat, turn, "belt")
-            if grid.pits[grid.index(target)]:
-                player.pos = None
-                self.fall(seat, pos, target, "pit")
+            self.conveyed(seat, *movers[seat], cause)
+
+    def conveyed(self, seat: int, pos: Pos, target: Pos, out: Direction, cause: str) -> None:
+        """A belt carried ``seat`` from ``pos`` to ``target`` (leaving ``pos`` towards ``out``):
+        off the course it falls; a turning belt piece turns it; a pit takes it."""
+        grid = self.grid
+        player = self.s.players[seat]
+        self.emit(EventKind.CONVEYED, seat=seat, pos=pos, to=target, facing=out, cause=cause)
+        if not grid.is_on_course(target):
+            player.pos = None
+            self.fall(seat, pos, target, "edge")
+            return
+        belt = grid.belts[grid.index(target)]
+        if belt is not None:
+            turn = belt.turn_on_entry(out)
+            if turn is not Turn.NONE:
+                self.rotate(seat, turn, "belt")
+        if grid.pits[grid.index(target)]:
+            player.pos = None
+            self.fall(seat, pos, target, "pit")
 
     def on_belt(self, seat: int, colors: frozenset[BeltColor]) -> bool:
         pos = self.s.players[seat].pos

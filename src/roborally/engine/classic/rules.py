@@ -1101,21 +1101,7 @@ class RulesClassic(Rules2023):
         for seat in moving:
             self.s.players[seat].pos = movers[seat][1]
         for seat in moving:
-            pos, target, out = movers[seat]
-            player = self.s.players[seat]
-            self.emit(EventKind.CONVEYED, seat=seat, pos=pos, to=target, facing=out, cause=cause)
-            if not grid.is_on_course(target):
-                player.pos = None
-                self.fall(seat, pos, target, "edge")
-                continue
-            belt = grid.belts[grid.index(target)]
-            if belt is not None:
-                turn = belt.turn_on_entry(out)
-                if turn is not Turn.NONE:
-                    self.rotate(seat, turn, "belt")
-            if grid.pits[grid.index(target)]:
-                player.pos = None
-                self.fall(seat, pos, target, "pit")
+            self.conveyed(seat, *movers[seat], cause)
 
     def pushers(self, register: int) -> None:
         """5.6 / A-29: active pushers push at once; pushes that share a robot or a destination
