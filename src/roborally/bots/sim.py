@@ -445,13 +445,21 @@ class BoardModel:
         cached = self._dist.get(number)
         if cached is not None:
             return cached
-        reverse = self._reverse()
         target = self.checkpoints[number - 1]
+        dist = self._backward({target * 4 + f: 0.0 for f in range(4)})
+        self._dist[number] = dist
+        return dist
+
+    def _backward(self, seeds: dict[int, float]) -> list[float]:
+        """A backward Dijkstra search over the register transitions from ``seeds`` (state ->
+        cost already there): for every state, the cheapest cost to reach one of them."""
+        reverse = self._reverse()
         dist = [float(INF)] * self.nstates
         heap: list[tuple[float, int]] = []
-        for f in range(4):
-            dist[target * 4 + f] = 0.0
-            heap.append((0.0, target * 4 + f))
+        for state, cost in seeds.items():
+            dist[state] = cost
+            heap.append((cost, state))
+        heapq.heapify(heap)
         while heap:
             d, s = heapq.heappop(heap)
             if d > dist[s]:
@@ -461,7 +469,6 @@ class BoardModel:
                 if nd < dist[prev]:
                     dist[prev] = nd
                     heapq.heappush(heap, (nd, prev))
-        self._dist[number] = dist
         return dist
 
     _rev: list[list[tuple[int, float]]] | None = None
@@ -485,9 +492,10 @@ class BoardModel:
         return reverse
 
     def to_go(self, reached: int) -> list[float]:
-        """Registers from each state to finish the course having reached ``reached`` checkpoints:
-        the distance to the next checkpoint plus the chain through the remaining ones.
-        Unreachable states get a large finite cost."""
+        """Registers from each state to finish the course having reached ``reached``
+        checkpoints. Legs are chained exactly: the search towards the next checkpoint starts
+        from the cost of finishing from each facing the robot may have when it stands there,
+        so arriving facing the right way counts. Unreachable states get a large finite cost."""
         cached = self._to_go.get(reached)
         if cached is not None:
             return cached
@@ -495,13 +503,11 @@ class BoardModel:
         if reached >= total:
             result = [0.0] * self.nstates
         else:
-            chain = 0.0
-            for number in range(reached + 1, total):
-                here = self.checkpoints[number - 1]
-                nxt = self.dist(number + 1)
-                chain += min(min(nxt[here * 4 + f] for f in range(4)), 60.0)
-            dist = self.dist(reached + 1)
-            result = [min(d, 60.0) + chain for d in dist]
+            target = self.checkpoints[reached]
+            after = self.to_go(reached + 1)
+            seeds = {target * 4 + f: after[target * 4 + f] for f in range(4)}
+            cap = 60.0 + min(seeds.values())
+            result = [min(d, cap) for d in self._backward(seeds)]
         self._to_go[reached] = result
         return result
 
