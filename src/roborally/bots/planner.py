@@ -883,31 +883,28 @@ class PlannerBot:
 
     def _choose(self, obs: dict[str, Any], decision: Decision) -> Any:
         kind = decision.kind
-        if kind is DecisionKind.PROGRAM:
-            return self.choose_program(obs, decision)
-        if kind is DecisionKind.START_SPACE:
-            return self.choose_start(obs, decision, block=False)
-        if kind is DecisionKind.BLOCK_START:
-            return self.choose_start(obs, decision, block=True)
-        if kind is DecisionKind.SHUTDOWN:
-            return self.choose_shutdown(obs, decision)
-        if kind is DecisionKind.POWER_DOWN:
-            return self.choose_power(obs, decision)
-        if kind is DecisionKind.REBOOT_FACING:
-            return self.choose_placement(obs, decision)
-        if kind is DecisionKind.SIDESTEP:
-            return self.choose_sidestep(obs, decision)
-        if kind is DecisionKind.CHOICE:
-            return self.choose_classic_option(obs, decision)
-        if kind is DecisionKind.CARD_ORDER:
-            return self.choose_card_order(obs, decision)
-        if kind is DecisionKind.UPGRADE_PHASE:
-            return self.choose_upgrade_phase(obs, decision)
-        if kind is DecisionKind.UPGRADE:
-            from roborally.bots.upgrade_play import choose_upgrade
+        if kind is DecisionKind.START_SPACE or kind is DecisionKind.BLOCK_START:
+            return self.choose_start(obs, decision, block=kind is DecisionKind.BLOCK_START)
+        answer = {
+            DecisionKind.PROGRAM: self.choose_program,
+            DecisionKind.SHUTDOWN: self.choose_shutdown,
+            DecisionKind.POWER_DOWN: self.choose_power,
+            DecisionKind.REBOOT_FACING: self.choose_placement,
+            DecisionKind.SIDESTEP: self.choose_sidestep,
+            DecisionKind.CHOICE: self.choose_classic_option,
+            DecisionKind.CARD_ORDER: self.choose_card_order,
+            DecisionKind.UPGRADE_PHASE: self.choose_upgrade_phase,
+            DecisionKind.UPGRADE: self.choose_upgrade,
+        }.get(kind)
+        if answer is None:  # a kind added later: its first option is a safe default
+            return self._fallback(decision)
+        return answer(obs, decision)
 
-            return choose_upgrade(self, obs, decision)
-        return self._fallback(decision)
+    def choose_upgrade(self, obs: dict[str, Any], decision: Decision) -> Any:
+        """An upgrade question during a round (see :mod:`roborally.bots.upgrade_play`)."""
+        from roborally.bots.upgrade_play import choose_upgrade
+
+        return choose_upgrade(self, obs, decision)
 
     def _fallback(self, decision: Decision) -> Any:
         """A safe legal answer: a random program, or the decision's first option."""
