@@ -80,19 +80,10 @@ class _Pool:
         return exact
 
 
-def build_state(scenario: Any) -> ClassicState:
-    """The starting position of a classic scenario (robots, registers, decks)."""
-    assert scenario.course is not None
-    names = tuple(r.name for r in scenario.robots)
+def build_state(scenario: Any, config: GameConfig) -> ClassicState:
+    """The starting position of a classic scenario (robots, registers, decks) for ``config``
+    (the scenario's course, robots, seed and variants)."""
     try:
-        config = GameConfig(
-            scenario.course,
-            names,
-            seed=scenario.seed,
-            edition=scenario.edition,
-            variants=scenario.variants,
-            first_player=0,
-        )
         state = setup_state(config)
     except ValueError as problem:
         raise _error(scenario, 1, str(problem)) from None

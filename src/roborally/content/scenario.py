@@ -390,10 +390,6 @@ class Result:
 def build_state(scenario: Scenario) -> GameState:
     """The scenario's starting position as a game state."""
     assert scenario.course is not None
-    if scenario.edition.startswith("classic"):
-        from roborally.content.classic_scenario import build_state as build_classic_state
-
-        return build_classic_state(scenario)
     names = tuple(r.name for r in scenario.robots)
     try:
         config = GameConfig(
@@ -406,6 +402,10 @@ def build_state(scenario: Scenario) -> GameState:
         )
     except ValueError as problem:
         raise ScenarioError(scenario.path, 1, 1, str(problem)) from None
+    if scenario.edition.startswith("classic"):
+        from roborally.content.classic_scenario import build_state as build_classic_state
+
+        return build_classic_state(scenario, config)
     state: GameState = edition_named(scenario.edition).new_state(config)
     spec = config.damage_deck
     if scenario.priority is not None:

@@ -189,8 +189,13 @@ class Mechanics:
 
     def rotate(self, seat: int, turn: Turn, cause: str) -> None:
         player = self.s.players[seat]
+        self.face(seat, player.facing.turned(turn), cause)
+
+    def face(self, seat: int, facing: Direction, cause: str) -> None:
+        """Turn the robot to ``facing`` (a rotation, or an upgrade that sets the facing)."""
+        player = self.s.players[seat]
         before = player.facing
-        player.facing = before.turned(turn)
+        player.facing = facing
         self.emit(
             EventKind.ROTATED,
             seat=seat,

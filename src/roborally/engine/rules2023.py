@@ -168,6 +168,11 @@ class Rules2023(UpgradeRules):
                 )
         if decision.kind is DecisionKind.SHUTDOWN and not isinstance(choice, bool):
             raise InvalidActionError(f"{decision.id}: answer true or false, got {choice!r}")
+        return self.one_of_options(decision, choice)
+
+    @staticmethod
+    def one_of_options(decision: Decision, choice: Any) -> Any:
+        """``choice`` if the decision lists it, else an error naming the legal options."""
         if choice not in decision.options:
             raise IllegalActionError(
                 f"{decision.id}: {choice!r} is not a legal choice; choose one of "

@@ -762,16 +762,7 @@ class UpgradeRules(Mechanics):
             self.moving(lambda: self.step(seat, Direction.parse(arg), "boink"))
         elif verb == "zoop":
             self.use_temporary(seat, "zoop")
-            before = player.facing
-            player.facing = Direction.parse(arg)
-            self.emit(
-                EventKind.ROTATED,
-                seat=seat,
-                pos=player.pos,
-                facing=before,
-                to_facing=player.facing,
-                cause="zoop",
-            )
+            self.face(seat, Direction.parse(arg), "zoop")
         elif verb == "switch":
             other = self.s.players[int(arg[1:]) - 1]
             self.use_temporary(seat, "switch", other=other.seat)
@@ -993,16 +984,7 @@ class UpgradeRules(Mechanics):
                 self.use_temporary(seat, "piercing_drill", other=pushed)
                 self.deal_damage(pushed, 1, "piercing drill")
                 if target.pos is not None:
-                    before = target.facing
-                    target.facing = Direction.parse(choice.split()[1])
-                    self.emit(
-                        EventKind.ROTATED,
-                        seat=pushed,
-                        pos=target.pos,
-                        facing=before,
-                        to_facing=target.facing,
-                        cause="piercing drill",
-                    )
+                    self.face(pushed, Direction.parse(choice.split()[1]), "piercing drill")
 
     # --------------------------------------------------------------- Magnetic
     def adjacent(self, pos: Pos) -> dict[int, Direction]:

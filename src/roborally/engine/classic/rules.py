@@ -274,27 +274,27 @@ class RulesClassic(Rules2023):
 
     def draw_program(self) -> Card | None:
         """The top program card; the discard pile is shuffled in when the deck runs out."""
-        s = self.s
-        if not s.program_deck:
-            if not s.program_discard:
-                return None
-            s.program_deck = s.program_discard
-            s.program_discard = []
-            s.rng.shuffle(s.program_deck)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(s.program_deck), cause="program deck")
-        return s.program_deck.pop()
+        return self._draw("program")
 
     def draw_option(self) -> Card | None:
         """The top option card; the discard pile is reshuffled when the deck is empty (A-38)."""
+        return self._draw("option")
+
+    def _draw(self, deck: str) -> Card | None:
+        """The top card of the shared ``program`` or ``option`` deck (its discard pile shuffled
+        in when it runs out); None when both are empty."""
         s = self.s
-        if not s.option_deck:
-            if not s.option_discard:
+        cards: list[Card] = getattr(s, f"{deck}_deck")
+        if not cards:
+            discard: list[Card] = getattr(s, f"{deck}_discard")
+            if not discard:
                 return None
-            s.option_deck = s.option_discard
-            s.option_discard = []
-            s.rng.shuffle(s.option_deck)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(s.option_deck), cause="option deck")
-        return s.option_deck.pop()
+            cards = discard
+            setattr(s, f"{deck}_deck", cards)
+            setattr(s, f"{deck}_discard", [])
+            s.rng.shuffle(cards)
+            self.emit(EventKind.DECK_SHUFFLED, amount=len(cards), cause=f"{deck} deck")
+        return cards.pop()
 
     def discard_program(self, cards: list[Card]) -> None:
         self.s.program_discard.extend(cards)
@@ -374,12 +374,7 @@ class RulesClassic(Rules2023):
             raise InvalidActionError(f"{decision.id}: expected one of the options, got {choice!r}")
         choice = " ".join(choice.split())
         choice = choice.upper() if decision.kind is PLACE else choice.lower()
-        if choice not in decision.options:
-            raise IllegalActionError(
-                f"{decision.id}: {choice!r} is not a legal choice; choose one of "
-                + ", ".join(repr(o) for o in decision.options)
-            )
-        return choice
+        return self.one_of_options(decision, choice)
 
     def validate_program(self, decision: Decision, choice: Any) -> tuple[str | None, ...]:
         """One card per unlocked register (card names, or a bare type like ``move1``); a pair
