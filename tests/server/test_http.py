@@ -102,7 +102,8 @@ def test_create_list_join_and_start(client: TestClient) -> None:
     # the host's seat (the first human seat) is the host's: never free for others to join
     assert listed[0]["status"] == "open" and listed[0]["free_seats"] == [1]
     assert "seed" not in str(listed[0])
-    assert client.post(f"/api/games/{gid}/join", json={"seat": 0}).status_code == 409
+    host = client.post(f"/api/games/{gid}/join", json={"seat": 0})
+    assert host.status_code == 409 and "host's seat" in host.json()["error"]["message"]
     joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
     assert joined["seat"] == 1 and joined["token"] != game["seats"][1]["token"]
     summary = client.get(f"/api/games/{gid}").json()

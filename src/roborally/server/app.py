@@ -371,7 +371,11 @@ class GameServer:
                 raise ApiError(409, "not_open", "the game has already started")
             free = room.joinable()
             if wanted is not None:
+                if wanted == room.host_seat:
+                    raise ApiError(409, "no_free_seat", f"seat {wanted} is the host's seat")
                 free = [s for s in free if s.index == wanted]
+                if not free:
+                    raise ApiError(409, "no_free_seat", f"seat {wanted} is not a free human seat")
             if not free:
                 raise ApiError(409, "no_free_seat", "no free seat")
             seat = free[0]
