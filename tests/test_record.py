@@ -23,7 +23,7 @@ from roborally.content.record import (
 )
 from roborally.engine.decisions import TIMEOUT, Action, Decision, DecisionKind, InvalidActionError
 from roborally.engine.game import RULES_VERSION, Game
-from roborally.engine.rng import RNG_VERSION
+from roborally.engine.rng import LEGACY_RNG, RNG_VERSION, seed_commitment, seed_text
 from roborally.engine.state import VARIANTS
 
 
@@ -328,7 +328,7 @@ def test_bad_action_line_gives_file_and_line() -> None:
             parse_record("\n".join(lines), "x.rec")
 
 
-@pytest.mark.parametrize("value", ["2", "0", ""])
+@pytest.mark.parametrize("value", ["3", "0", ""])
 def test_wrong_format_version_is_refused(value: str) -> None:
     _, text = a_record()
     with pytest.raises(RecordError, match=r"^x\.rec:1: not a roborally record"):
@@ -373,6 +373,95 @@ def test_unknown_edition_header_gives_a_record_error() -> None:
         replay(parse_record(header_variant(text, "edition", "1999"), "x.rec"))
 
 
+# ------------------------------------------------------------------- format versions
+RECORDS = Path(__file__).resolve().parent / "records"
+VERSION_1 = sorted(RECORDS.glob("v1-*.rec"))
+
+
+def test_new_records_are_version_2_with_seed_and_commitment() -> None:
+    seed = 2**256 - 2**70 + 12345
+    game = new_game("tiny", 2, seed, max_rounds=2)
+    text = write_record(game, "tiny")
+    record = parse_record(text)
+    assert FORMAT_VERSION == "2" and record.version == "2"
+    assert record.headers["rng"] == RNG_VERSION == "blake2b-ctr/1"
+    assert re.fullmatch(r"0x[0-9a-f]{64}", record.headers["seed"])
+    assert record.headers["seed"] == seed_text(seed)
+    assert record.headers["seed-commitment"] == seed_commitment(seed)
+    assert record.seed() == seed and record.config().rng == RNG_VERSION
+    assert replay(record).digest() == game.digest()
+    # The order of the headers: the generator, then what it is seeded with.
+    keys = [line.split(":")[0] for line in text.split("---")[0].splitlines()]
+    assert keys[:7] == [
+        "roborally-record",
+        "edition",
+        "rules",
+        "rng",
+        "course",
+        "seed",
+        "seed-commitment",
+    ]
+
+
+def test_a_version_2_record_may_write_its_seed_in_decimal() -> None:
+    game, text = a_record()
+    decimal = header_variant(text, "seed", str(game.config.seed))
+    assert replay(parse_record(decimal)).digest() == game.digest()
+
+
+def test_version_2_needs_the_rng_header() -> None:
+    _, text = a_record()
+    with pytest.raises(RecordError, match=r"^x\.rec: missing header 'rng'"):
+        parse_record(header_variant(text, "rng", None), "x.rec")
+
+
+@pytest.mark.parametrize("path", VERSION_1, ids=lambda p: p.name)
+def test_version_1_records_still_replay_exactly(path: Path) -> None:
+    """Records written before fair seeds (tests/records, written by commit 97f28e0): the legacy
+    generator reproduces them to their recorded digest and result."""
+    record = load_record(path)
+    assert record.version == "1" and record.rng == LEGACY_RNG
+    assert "seed-commitment" not in record.headers
+    game = replay(record)
+    assert game.config.rng == LEGACY_RNG
+    assert game.digest() == record.headers["final-digest"]
+    outcome = game.outcome()
+    assert outcome is not None
+    assert outcome.result_text(game.config.players) == record.headers["result"]
+
+
+def test_version_1_records_cover_both_editions_upgrades_and_odd_seeds() -> None:
+    headers = [load_record(path).headers for path in VERSION_1]
+    assert {h.get("edition") for h in headers} >= {"2023", "classic", "classic-1994"}
+    assert any(h["seed"].startswith("-") for h in headers)
+    assert any("install" in path.read_text() for path in VERSION_1)
+
+
+def test_a_negative_version_1_seed_is_taken_modulo_2_64() -> None:
+    (path,) = [p for p in VERSION_1 if "negative" in p.name]
+    record = load_record(path)
+    assert record.headers["seed"] == "-5" and record.seed() == 2**64 - 5
+
+
+def test_a_replayed_version_1_game_is_written_as_version_2_with_its_generator() -> None:
+    record = load_record(RECORDS / "v1-2023-upgrades.rec")
+    game = replay(record)
+    text = write_record(game, record.headers["course"])
+    again = parse_record(text)
+    assert again.version == "2" and again.headers["rng"] == LEGACY_RNG
+    assert again.headers["seed"] == seed_text(int(record.headers["seed"]))
+    assert replay(again).digest() == record.headers["final-digest"]
+
+
+def test_a_version_1_record_cannot_claim_the_new_generator() -> None:
+    text = (RECORDS / "v1-classic.rec").read_text()
+    with pytest.raises(RecordError, match="a version-1 record has 'splitmix64/1'"):
+        parse_record(header_variant(text, "rng", RNG_VERSION), "x.rec")
+    # Without the header, a version-1 record means splitmix64/1.
+    record = parse_record(header_variant(text, "rng", None), "x.rec")
+    assert replay(record).digest() == record.headers["final-digest"]
+
+
 # ------------------------------------------------------------------------------ CLI
 def test_cli_play_record_then_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "game.rec"
@@ -397,7 +486,8 @@ def test_cli_play_record_then_replay(tmp_path: Path, capsys: pytest.CaptureFixtu
     record = load_record(path)
     assert record.filename == str(path)
     digest = record.headers["final-digest"]
-    assert record.headers["seed"] == "3" and record.headers["max-rounds"] == "6"
+    assert record.headers["seed"] == seed_text(3) and record.headers["max-rounds"] == "6"
+    assert record.headers["seed-commitment"] == seed_commitment(3)
 
     code = main(["replay", str(path)])
     captured = capsys.readouterr()

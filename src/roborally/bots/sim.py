@@ -32,7 +32,7 @@ from roborally.engine.board import BeltColor, Course, Grid
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import Direction, Pos, Turn
 from roborally.engine.mechanics import Mechanics
-from roborally.engine.rng import Rng
+from roborally.engine.rng import make_rng
 from roborally.engine.state import GameConfig, GameState, Player
 
 # ------------------------------------------------------------------------------ effects
@@ -216,7 +216,8 @@ def _scratch_state(course: Course, grid: Grid, players: int, less_deadly: bool) 
     variants = frozenset({"less_deadly"}) if less_deadly else frozenset()
     names = tuple(f"bot{i}" for i in range(players))
     config = GameConfig(course, names, seed=1, edition="2023", variants=variants)
-    return GameState(config, grid, Rng(1), [Player(i, names[i]) for i in range(players)])
+    rng = make_rng(config.seed, config.rng)
+    return GameState(config, grid, rng, [Player(i, names[i]) for i in range(players)])
 
 
 def build_grid(course: Course, family: str, variants: frozenset[str]) -> Grid:

@@ -2,14 +2,17 @@
 
 A record is the save file, the replay and the bug report: replaying it reproduces the game
 exactly (``final-digest`` lets a reader check that). Only causes are recorded; moves, damage and
-the winner are derived on replay. ``docs/record-format.md`` describes the format::
+the winner are derived on replay. ``seed-commitment`` is the SHA-256 of the seed, published before
+the game.
+``docs/record-format.md`` describes the format::
 
-    roborally-record: 1
+    roborally-record: 2
     edition: 2023
     rules: 2023/2
-    rng: splitmix64/1
+    rng: blake2b-ctr/1
     course: tiny
-    seed: 7
+    seed: 0x9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+    seed-commitment: 954d5a49fd70d9b8bcdb35d252267829957f7ef7fa6c74f88419bdc5e82209f4
     players: Ada, Bo
     first-player: 1
     variants: -
@@ -21,6 +24,9 @@ the winner are derived on replay. ``docs/record-format.md`` describes the format
     t1-p1-program              P1  move2 rotate_right move1 again power_up
     t1-p2-shutdown             P2  no
     t1-r1-p2-reboot_facing     P2  E
+
+Version 1 records (before fair seeds) have no ``seed-commitment``, a decimal seed and
+``rng: splitmix64/1``; they still parse and replay exactly.
 """
 
 from __future__ import annotations
@@ -33,10 +39,19 @@ from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.engine.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
 from roborally.engine.game import Game
-from roborally.engine.rng import RNG_VERSION
+from roborally.engine.rng import (
+    LEGACY_RNG,
+    RNG_VERSIONS,
+    parse_seed,
+    seed_commitment,
+    seed_text,
+)
 from roborally.engine.state import GameConfig
 
-FORMAT_VERSION = "1"
+#: The format version written.
+FORMAT_VERSION = "2"
+#: The format versions read: 1 (``splitmix64/1``, decimal seed, no commitment) and 2.
+FORMAT_VERSIONS = ("1", FORMAT_VERSION)
 
 
 class RecordError(ValueError):
@@ -58,13 +73,37 @@ class Record:
     filename: str = "<record>"
     errors: list[str] = field(default_factory=list)
 
+    @property
+    def version(self) -> str:
+        """The format version (``"1"`` or ``"2"``)."""
+        return self.headers.get("roborally-record", "")
+
+    @property
+    def rng(self) -> str:
+        """The random generator version (version-1 records: always ``splitmix64/1``)."""
+        return self.headers.get("rng", LEGACY_RNG)
+
+    def seed(self) -> int:
+        """The ``seed`` header: decimal or ``0x`` hex."""
+        text = self.headers.get("seed")
+        if text is None:
+            raise RecordError(f"{self.filename}: missing header 'seed'")
+        if self.version == "1" and text.lstrip("-").isdigit():
+            # splitmix64/1 used the seed modulo 2**64 (negative seeds included).
+            return int(text) % 2**64
+        try:
+            return parse_seed(text)
+        except ValueError as error:
+            raise RecordError(f"{self.filename}: header 'seed': {error}") from None
+
     def config(self) -> GameConfig:
         h = self.headers
-        for key in ("seed", "max-rounds"):
-            if key in h and not h[key].lstrip("-").isdigit():
-                raise RecordError(
-                    f"{self.filename}: header {key!r} must be a whole number, got {h[key]!r}"
-                )
+        if "max-rounds" in h and not h["max-rounds"].isdigit():
+            raise RecordError(
+                f"{self.filename}: header 'max-rounds' must be a whole number,"
+                f" got {h['max-rounds']!r}"
+            )
+        seed = self.seed()
         try:
             course = find_course(h["course"]).course
             variants = frozenset(v for v in h.get("variants", "-").split() if v != "-")
@@ -72,12 +111,13 @@ class Record:
             return GameConfig(
                 course,
                 tuple(name.strip() for name in h["players"].split(",")),
-                seed=int(h["seed"]),
+                seed=seed,
                 edition=h.get("edition", "2023"),
                 variants=variants,
                 first_player=None if first == "random" else int(first) - 1,
                 max_rounds=int(h.get("max-rounds", "0")),
                 damage_deck=damage_deck(),
+                rng=self.rng,
             )
         except KeyError as error:
             raise RecordError(f"{self.filename}: missing header {error.args[0]!r}") from None
@@ -122,9 +162,10 @@ def write_record(game: Game, course_id: str) -> str:
         ("roborally-record", FORMAT_VERSION),
         ("edition", config.edition),
         ("rules", game.rules_version),
-        ("rng", RNG_VERSION),
+        ("rng", config.rng),
         ("course", course_id),
-        ("seed", str(config.seed)),
+        ("seed", seed_text(config.seed)),
+        ("seed-commitment", seed_commitment(config.seed)),
         ("players", ", ".join(config.players)),
         ("first-player", "random" if config.first_player is None else str(config.first_player + 1)),
         ("variants", " ".join(sorted(config.variants)) or "-"),
@@ -163,12 +204,17 @@ def parse_record(text: str, filename: str = "<record>") -> Record:
         if len(parts) < 3 or not parts[1].startswith("P") or not parts[1][1:].isdigit():
             raise RecordError(f"{filename}:{number}: expected 'DECISION-ID P<seat> CHOICE...'")
         record.lines.append(RecordLine(number, parts[0], int(parts[1][1:]) - 1, parts[2:]))
-    if headers.get("roborally-record") != FORMAT_VERSION:
-        raise RecordError(f"{filename}:1: not a roborally record (version {FORMAT_VERSION})")
-    if headers.get("rng", RNG_VERSION) != RNG_VERSION:
+    if record.version not in FORMAT_VERSIONS:
         raise RecordError(
-            f"{filename}: recorded with random generator {headers['rng']!r};"
-            f" this engine has {RNG_VERSION!r}"
+            f"{filename}:1: not a roborally record (version {' or '.join(FORMAT_VERSIONS)})"
+        )
+    if record.version != "1" and "rng" not in headers:
+        raise RecordError(f"{filename}: missing header 'rng'")
+    known = RNG_VERSIONS if record.version != "1" else (LEGACY_RNG,)
+    if record.rng not in known:
+        raise RecordError(
+            f"{filename}: recorded with random generator {record.rng!r};"
+            f" a version-{record.version} record has {' or '.join(map(repr, known))}"
         )
     return record
 

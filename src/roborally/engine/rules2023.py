@@ -30,7 +30,7 @@ from roborally.engine.editions import register as register_edition
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Suspend
-from roborally.engine.rng import Rng
+from roborally.engine.rng import make_rng
 from roborally.engine.state import (
     HAND_SIZE,
     MAX_ENERGY,
@@ -60,7 +60,7 @@ STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 def new_state(config: GameConfig) -> GameState:
     """Set up a game (spec 2.1): decks shuffled, damage deck shuffled, energy 3, priority token."""
     grid = Grid(config.course, reboot_tokens="dynamic_archiving" not in config.variants)
-    rng = Rng(config.seed)
+    rng = make_rng(config.seed, config.rng)
     players = [Player(seat, name) for seat, name in enumerate(config.players)]
     state = GameState(config, grid, rng, players)
     lighter = "lighter" in config.variants

@@ -16,7 +16,7 @@ from roborally.engine.cards import Card, DamageDeckSpec, default_damage_deck
 from roborally.engine.decisions import Action
 from roborally.engine.events import Event
 from roborally.engine.geometry import Direction, Pos
-from roborally.engine.rng import Rng
+from roborally.engine.rng import RNG_VERSION, Rng, SplitMix64, check_seed
 
 #: Alternative rules of spec 11.1 that the engine offers as game options.
 VARIANTS = (
@@ -55,7 +55,9 @@ class GameConfig:
     """Everything that defines a game before the first decision.
 
     ``first_player`` is the seat that takes the priority token first (the youngest player);
-    ``None`` lets the seeded generator pick one.
+    ``None`` lets the seeded generator pick one. ``seed`` (``0 <= seed < 2**256``) decides every
+    shuffle through the generator named by ``rng`` (:mod:`roborally.engine.rng`; old records name
+    ``splitmix64/1``).
     """
 
     course: Course
@@ -67,10 +69,12 @@ class GameConfig:
     max_rounds: int = 0  # 0 = no limit
     timer_seconds: int = 0  # speed mode: 120 or 180; the engine never reads a clock
     damage_deck: DamageDeckSpec = field(default_factory=default_damage_deck)
+    rng: str = RNG_VERSION
 
     def __post_init__(self) -> None:
         from roborally.engine.editions import edition
 
+        check_seed(self.seed, self.rng)
         rules = edition(self.edition)
         unknown = set(self.variants) - set(rules.variants)
         if unknown:
@@ -256,7 +260,9 @@ class GameState:
     upgrades: bool = False
     upgrade_deck: list[Card] = field(default_factory=list)  # top is the END of the list
     upgrade_discard: list[Card] = field(default_factory=list)
-    upgrade_rng: Rng = field(default_factory=lambda: Rng(0))
+    # A placeholder until deal_upgrades keys the upgrade stream: its state 0 is what the digest
+    # shows of a game without upgrades (as it always has).
+    upgrade_rng: Rng = field(default_factory=lambda: SplitMix64(0))
     glitch_installed: list[int] = field(default_factory=list)  # HW-INSTALL: discard at round end
     order: list[int] = field(default_factory=list)  # turn order fixed for the current step
     window: int = 0  # uses made in the current activation window

@@ -36,7 +36,7 @@ from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Mechanics, Suspend
-from roborally.engine.rng import Rng
+from roborally.engine.rng import UPGRADE_STREAM, make_rng
 from roborally.engine.state import MAX_ENERGY, NUM_REGISTERS, GameState, Player, Register
 
 PERMANENT = (
@@ -98,7 +98,6 @@ REPLACEMENT_WEAPONS = (
 #: register (000: 763).
 PUSH_TRIGGERS = ("ramming_gear", "piercing_drill", "modular_chassis")
 MAX_INSTALLED = 3  # per type (000: 151)
-UPGRADE_RNG_SALT = 0x5550_4752  # "UPGR": the upgrade deck's own generator stream
 
 BLUE = frozenset({BeltColor.BLUE})
 GREEN = frozenset({BeltColor.GREEN})
@@ -137,11 +136,11 @@ def is_permanent(name: str) -> bool:
 def deal_upgrades(state: GameState) -> None:
     """Spec 2.1 step 4: shuffle the 40 upgrades and deal 3 to each player's reserve.
 
-    The deck has its own generator (seeded from the game seed), so dealing leaves the main
+    The deck has its own generator stream (keyed by the game seed), so dealing leaves the main
     generator's sequence exactly as in a game without upgrades.
     """
     state.upgrades = True
-    state.upgrade_rng = Rng(state.config.seed ^ UPGRADE_RNG_SALT)
+    state.upgrade_rng = make_rng(state.config.seed, state.config.rng, UPGRADE_STREAM)
     state.upgrade_deck = [state.new_card(spec_id) for spec_id in upgrade_specs()]
     state.upgrade_rng.shuffle(state.upgrade_deck)
     for _ in range(3):

@@ -48,7 +48,7 @@ from roborally.engine.decisions import (
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Suspend
-from roborally.engine.rng import Rng
+from roborally.engine.rng import make_rng
 from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import GameConfig, GameState
 
@@ -143,7 +143,7 @@ def setup_state(config: GameConfig) -> ClassicState:
     from roborally.content.classic_cards import option_cards, program_deck
 
     grid = Grid(config.course, overlays_disable_elements=False, reboot_tokens=False)
-    rng = Rng(config.seed)
+    rng = make_rng(config.seed, config.rng)
     n = len(config.players)
     lives = LIVES
     if "four_lives" in config.variants:
