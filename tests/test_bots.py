@@ -7,6 +7,7 @@ Long runs (200-game comparisons, the 1,000-game soak) live in ``bench/bots_bench
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections import Counter
@@ -15,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from roborally import api
+from roborally.bots import runner, tournament
 from roborally.bots.expert import ExpertBot
 from roborally.bots.planner import DECK_2023, Me, PlannerBot, ProgramSearch, Weights, random_program
 from roborally.bots.random_bot import BOTS, RandomBot, make_bot
@@ -46,6 +49,7 @@ from roborally.engine.decisions import Action, Decision, DecisionKind
 from roborally.engine.events import EventKind
 from roborally.engine.game import Game
 from roborally.engine.geometry import Direction, Pos
+from roborally.engine.rng import derive_seed
 
 ROOT = Path(__file__).parent.parent
 
@@ -687,3 +691,29 @@ def test_tournament_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_tournament_command_rejects_unknown_bots(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "--bots", "planner,nobody", "--games", "1", "-q"]) == 2
     assert "unknown bot" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------ bot seeds
+def test_bots_get_derived_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """play, tournament and the API seed seat N's bot with derive_seed(game seed, "bot/N")."""
+    seen: list[int] = []
+
+    def spy(kind: str, seed: int) -> Any:
+        seen.append(seed)
+        return RandomBot(seed)
+
+    monkeypatch.setattr(runner, "make_bot", spy)
+    runner.play_game("2023", "tiny", ["random"] * 3, 77, 1, [], out=io.StringIO())
+    assert seen == [derive_seed(77, f"bot/{seat}") for seat in range(3)]
+
+    seen.clear()
+    monkeypatch.setattr(tournament, "make", spy)
+    task = tournament.GameTask(0, 78, "2023", "tiny", ("random", "random"), 1, (), None)
+    assert play_one(task).error is None
+    assert seen == [derive_seed(78, f"bot/{seat}") for seat in range(2)]
+
+    bots = api.bots_for(["random", "random"], seed=79)
+    for seat, bot in enumerate(bots):
+        assert isinstance(bot, RandomBot)
+        expected = RandomBot(derive_seed(79, f"bot/{seat}"))
+        assert bot.rng.getstate() == expected.rng.getstate()

@@ -34,7 +34,7 @@ from typing import Any
 from roborally.bots.base import Bot
 from roborally.bots.expert import ExpertBot
 from roborally.bots.planner import PlannerBot, random_program, register_course
-from roborally.bots.random_bot import RandomBot
+from roborally.bots.random_bot import RandomBot, seat_seed
 from roborally.bots.sim import C_EMPTY, BoardModel, MultiSim, SimRobot, card_code
 from roborally.bots.tournament import TournamentResult, register_bot, run_tournament
 from roborally.engine.decisions import (
@@ -158,8 +158,9 @@ def make_bot(kind: str, seed: int = 0) -> Bot:
 
 
 def bots_for(kinds: Sequence[str], seed: int = 0) -> list[Bot]:
-    """One bot per seat, each with its own seed (as tournaments seed them)."""
-    return [make_bot(kind, seed * 101 + seat) for seat, kind in enumerate(kinds)]
+    """One bot per seat, each with its own seed derived from the game's ``seed`` (as tournaments
+    and ``roborally play`` seed them)."""
+    return [make_bot(kind, seat_seed(seed, seat)) for seat, kind in enumerate(kinds)]
 
 
 @dataclass(frozen=True)

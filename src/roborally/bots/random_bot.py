@@ -8,6 +8,7 @@ from typing import Any
 
 from roborally.bots.base import Bot
 from roborally.engine.decisions import Decision, DecisionKind
+from roborally.engine.rng import derive_seed
 
 #: First options of upgrade decisions that mean "do nothing" (they are also the defaults).
 PASSIVE = frozenset({"none", "no", "stay", "keep", "take", "move", "main", "discard", "done"})
@@ -122,6 +123,17 @@ def _register_search_bots() -> None:
 
 
 _register_search_bots()
+
+
+def seat_seed(game_seed: int, seat: int) -> int:
+    """The seed of the bot in ``seat`` of the game seeded ``game_seed``: derived by a keyed hash
+    (``derive_seed(game_seed, "bot/SEAT")``), so that watching a bot tells nothing of the game
+    seed.
+
+    >>> seat_seed(1, 0) != seat_seed(1, 1) and 0 <= seat_seed(2**255, 5) < 2**63
+    True
+    """
+    return derive_seed(game_seed, f"bot/{seat}")
 
 
 def make_bot(kind: str, seed: int) -> Bot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from roborally.bots.random_bot import make_bot
+from roborally.bots.random_bot import make_bot, seat_seed
 from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.content.record import write_record
@@ -63,7 +63,7 @@ def play_game(
 ) -> Outcome | None:
     if len(bots) < 1:
         raise ValueError("name at least one bot")
-    players = [make_bot(kind, seed * 101 + i) for i, kind in enumerate(bots)]
+    players = [make_bot(kind, seat_seed(seed, i)) for i, kind in enumerate(bots)]
     game = new_game(course, len(bots), seed, max_rounds, variants, edition)
     names = game.config.players
     info = find_course(course)

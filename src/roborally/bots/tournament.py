@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from roborally.bots.base import Bot
-from roborally.bots.random_bot import BOTS
+from roborally.bots.random_bot import BOTS, seat_seed
 from roborally.engine.decisions import Action, DecisionKind
 from roborally.engine.events import EventKind
 from roborally.engine.game import Game
@@ -116,7 +116,7 @@ def play_one(task: GameTask) -> GameResult:
     game: Game | None = None
     bots: list[Bot] = []
     try:
-        bots = [make(kind, task.seed * 101 + seat) for seat, kind in enumerate(task.seats)]
+        bots = [make(kind, seat_seed(task.seed, seat)) for seat, kind in enumerate(task.seats)]
         game = new_tournament_game(task)
         clock = time.perf_counter
         while not game.is_over():
