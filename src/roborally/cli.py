@@ -203,6 +203,37 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from roborally.content.fairness import NotVerified, verify_record
+    from roborally.content.record import RecordError, load_record
+
+    try:
+        verification = verify_record(load_record(args.file))
+    except NotVerified as error:
+        print(f"roborally verify: NOT verified: {error}", file=sys.stderr)
+        return 1
+    except RecordError as error:
+        print(f"roborally verify: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"roborally verify: {args.file}: {error.strerror}", file=sys.stderr)
+        return 2
+    for line in verification.lines():
+        print(line)
+    print("verified")
+    return 0
+
+
+def _seed(text: str) -> int:
+    """``--seed``: decimal or 0x-hex."""
+    from roborally.engine.rng import parse_seed
+
+    try:
+        return parse_seed(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from roborally.bots.tournament import cpu_count, run_tournament, write_json
 
@@ -286,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--edition", default="2023")
     play.add_argument("--course", default="tiny")
     play.add_argument("--bots", default="random,random")
-    play.add_argument("--seed", type=int, default=1)
+    play.add_argument("--seed", type=_seed, help="decimal or 0x-hex (default: a fresh secret seed)")
     play.add_argument("--max-rounds", type=int, default=50)
     play.add_argument("--variants", default="", help="comma-separated alternative rules")
     play.add_argument("--record", help="write the game record to this file")
@@ -298,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--course", help="course id (default: tiny, or cl-first-shift)")
     tournament.add_argument("--bots", default="planner,random", help="one bot kind per seat")
     tournament.add_argument("--games", type=int, default=10)
-    tournament.add_argument("--seed", type=int, default=1, help="seed of the first game")
+    tournament.add_argument("--seed", type=_seed, default=1, help="seed of the first game")
     tournament.add_argument(
         "--jobs",
         type=int,
@@ -317,6 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a game record and print its events")
     replay.add_argument("file")
     replay.set_defaults(func=_cmd_replay)
+
+    verify = sub.add_parser(
+        "verify", help="check a record's seed against its commitment, then replay it"
+    )
+    verify.add_argument("file")
+    verify.set_defaults(func=_cmd_verify)
 
     serve = sub.add_parser("serve", help="run the game server (web page, lobby and WebSockets)")
     serve.add_argument("--host", default="127.0.0.1")

@@ -7,10 +7,12 @@ from typing import Any, TextIO
 from roborally.bots.random_bot import make_bot, seat_seed
 from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
+from roborally.content.fairness import new_seed
 from roborally.content.record import write_record
 from roborally.engine.decisions import Action
 from roborally.engine.events import EventKind
 from roborally.engine.game import Game, Outcome
+from roborally.engine.rng import seed_commitment, seed_text
 from roborally.engine.state import GameConfig
 
 COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange", "Cyan", "Grey")
@@ -54,23 +56,33 @@ def play_game(
     edition: str,
     course: str,
     bots: list[str],
-    seed: int,
+    seed: int | None,
     max_rounds: int,
     variants: list[str],
     out: TextIO,
     verbose: bool = False,
     record_path: str | None = None,
 ) -> Outcome | None:
+    """Play a game between bots, printing it. ``seed=None`` draws a fresh seed and prints only
+    its commitment until the game is over (the fair way); a given seed is printed at once."""
     if len(bots) < 1:
         raise ValueError("name at least one bot")
-    players = [make_bot(kind, seat_seed(seed, i)) for i, kind in enumerate(bots)]
+    chosen = seed is not None
+    seed = new_seed() if seed is None else seed
     game = new_game(course, len(bots), seed, max_rounds, variants, edition)
+    players = [make_bot(kind, seat_seed(seed, i)) for i, kind in enumerate(bots)]
     names = game.config.players
     info = find_course(course)
     out.write(
-        f"RoboRally {edition} - course {info.title} ({info.id}), seed {seed},"
+        f"RoboRally {edition} - course {info.title} ({info.id}),"
         f" players: {', '.join(f'{n} ({b})' for n, b in zip(names, bots, strict=True))}\n"
     )
+    if chosen:
+        out.write(
+            f"Seed {seed_text(seed)} (chosen, not drawn; commitment {seed_commitment(seed)})\n"
+        )
+    else:
+        out.write(f"Seed commitment {seed_commitment(seed)} (the seed is shown at the end)\n")
     for event in game.events:
         if verbose:
             out.write(f"  {event}\n")
@@ -89,6 +101,8 @@ def play_game(
     view = game.observation(None)
     for rank, seat in enumerate(outcome.standings, start=1):
         out.write(f"  {rank}. {names[seat]}: {_facts(view, seat)}\n")
+    if not chosen:
+        out.write(f"Seed {seed_text(seed)} (its SHA-256 is the commitment above)\n")
     if record_path:
         with open(record_path, "w", encoding="utf-8") as handle:
             handle.write(write_record(game, info.id))

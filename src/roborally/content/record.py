@@ -3,7 +3,7 @@
 A record is the save file, the replay and the bug report: replaying it reproduces the game
 exactly (``final-digest`` lets a reader check that). Only causes are recorded; moves, damage and
 the winner are derived on replay. ``seed-commitment`` is the SHA-256 of the seed, published before
-the game.
+the game, which ``roborally verify`` (:mod:`roborally.content.fairness`) checks.
 ``docs/record-format.md`` describes the format::
 
     roborally-record: 2
