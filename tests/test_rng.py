@@ -5,8 +5,10 @@ SplitMix64 bit for bit, the seed helpers, and replays from 256-bit seeds."""
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import json
+import pickle
 import random
 import struct
 from collections import Counter
@@ -182,6 +184,19 @@ def test_the_state_is_the_word_counter_and_restores_the_generator() -> None:
         restored.state = drawn  # the key comes from the seed; the state is all that moves
         assert words(restored, 10) == words(fresh, 10)
     assert rng.state == 0
+
+
+def test_generators_and_games_pickle_and_deep_copy() -> None:
+    for version in (RNG_VERSION, LEGACY_RNG):
+        rng = make_rng(2**50 + 1, version, UPGRADE_STREAM)
+        words(rng, 13)
+        for clone in (pickle.loads(pickle.dumps(rng)), copy.deepcopy(rng)):
+            assert type(clone) is type(rng) and clone.state == rng.state
+            assert words(clone, 20) == words(rng.copy(), 20)
+    game = new_game("tiny", 2, 2**255 + 9)
+    for clone_game in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):
+        assert clone_game.digest() == game.digest()
+        assert clone_game.state.rng.next64() == game.copy().state.rng.next64()
 
 
 def test_the_digest_holds_the_generators_state_not_the_seed() -> None:

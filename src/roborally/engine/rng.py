@@ -109,10 +109,11 @@ class Blake2bCtr(Rng):
     """``blake2b-ctr/1``: BLAKE2b keyed with the seed, run over a block counter.
 
     ``state`` counts the 64-bit words drawn; word ``w`` is word ``w % 8`` of block ``w // 8``.
-    The current block is cached, so a block is hashed once per eight words.
+    The current block is cached, so a block is hashed once per eight words. It pickles (and
+    deep-copies) as its seed, stream and state.
     """
 
-    __slots__ = ("_block", "_hasher", "_words")
+    __slots__ = ("_block", "_hasher", "_seed", "_stream", "_words")
     version = RNG_VERSION
 
     def __init__(self, seed: int, stream: str = MAIN_STREAM) -> None:
@@ -120,6 +121,8 @@ class Blake2bCtr(Rng):
         if not 0 < len(person) <= hashlib.blake2b.PERSON_SIZE:
             raise ValueError(f"a stream label has 1 to 16 bytes, got {stream!r}")
         self.state = 0
+        self._seed = seed
+        self._stream = stream
         self._hasher = hashlib.blake2b(
             key=_seed_bytes(seed), salt=RNG_VERSION.encode(), person=person
         )
@@ -140,10 +143,21 @@ class Blake2bCtr(Rng):
     def copy(self) -> Blake2bCtr:
         clone = Blake2bCtr.__new__(Blake2bCtr)
         clone.state = self.state
+        clone._seed = self._seed
+        clone._stream = self._stream
         clone._hasher = self._hasher  # never updated in place: each block hashes a copy
         clone._block = self._block
         clone._words = self._words
         return clone
+
+    def __reduce__(self) -> tuple[object, tuple[int, str, int]]:
+        return _restore_blake2b_ctr, (self._seed, self._stream, self.state)
+
+
+def _restore_blake2b_ctr(seed: int, stream: str, state: int) -> Blake2bCtr:
+    rng = Blake2bCtr(seed, stream)
+    rng.state = state
+    return rng
 
 
 class SplitMix64(Rng):
