@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -18,16 +19,20 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from roborally.bots.random_bot import RandomBot
+from roborally.content.record import parse_record, replay
+from roborally.engine.game import Game
 from roborally.server.app import ServerOptions, create_app
 from roborally.server.client import decision_from_json, json_choice
 from roborally.server.room import GameRoom
+from roborally.server.transport import GameWebSocketProtocol
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with `starlette.testclient`")
 
 
-FAST = ServerOptions(grace_seconds=30, decision_seconds=60, min_seconds=0.01)
+# Games run in the test's own process (workers=0) unless a test needs real worker processes.
+FAST = ServerOptions(grace_seconds=30, decision_seconds=60, min_seconds=0.01, workers=0)
 
 
 def make_client(data_dir: Path, options: ServerOptions = FAST) -> TestClient:
@@ -125,18 +130,48 @@ class Ws:
         raise AssertionError("the game did not end")
 
 
-def connect(client: TestClient, game_id: str, token: str | None = None) -> Any:
-    """Open a WebSocket (a context manager) to a game."""
-    url = f"/ws/{game_id}" + (f"?token={token}" if token else "")
-    return client.websocket_connect(url)
+@contextlib.contextmanager
+def connect(client: TestClient, game_id: str, token: str | None = None) -> Iterator[Any]:
+    """Open a WebSocket to a game; :func:`hello` sends the seat ``token`` (never in the URL)."""
+    with client.websocket_connect(f"/ws/{game_id}") as session:
+        session.roborally_token = token
+        yield session
 
 
 def hello(session: Any, **fields: Any) -> Ws:
     ws = Ws(session)
+    token = getattr(session, "roborally_token", None)
+    if token is not None:
+        fields.setdefault("token", token)
     ws.send(type="hello", **fields)
     welcome = ws.recv()
     assert welcome["type"] == "welcome", welcome
     return ws
+
+
+def refused_hello(session: Any) -> dict[str, Any]:
+    """Say hello with the session's token and return the error it gets."""
+    session.send_json({"type": "hello", "v": 1, "token": session.roborally_token})
+    reply: dict[str, Any] = session.receive_json()
+    assert reply["type"] == "error", reply
+    return reply
+
+
+def final_game(client: TestClient, game_id: str) -> Game:
+    """A finished game as its exported record replays it (the server keeps no engine game
+    once a game is over)."""
+    response = client.get(f"/api/games/{game_id}/record")
+    assert response.status_code == 200, response.text
+    return replay(parse_record(response.text))
+
+
+def wait_finished(client: TestClient, game_id: str, timeout: float = 30.0) -> GameRoom | None:
+    """Wait for a game (a bot game runs in the background) to end; its room if the server
+    still keeps it in memory."""
+    server = client.app.state.server  # type: ignore[attr-defined]
+    wait_for(lambda: server.store.sync.status(game_id) == "finished", timeout)
+    room: GameRoom | None = server.rooms.get(game_id)
+    return room
 
 
 def wait_for(test: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -169,7 +204,7 @@ class LiveServer:
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
-            ws="websockets-sansio",
+            ws=GameWebSocketProtocol,
             ws_max_size=1 << 20,
             lifespan="on",
         )

@@ -61,10 +61,16 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
     token0, token1 = game["seats"][0]["token"], game["seats"][1]["token"]
 
     # A wrong seat token: an error reply, then the socket is closed.
-    with connect(client, gid, "not-a-token") as session:
-        assert session.receive_json()["code"] == "bad_token"
+    with connect(client, gid) as session:
+        session.send_json({"type": "hello", "v": 1, "token": "not-a-token", "id": "h"})
+        reply = session.receive_json()
+        assert reply["code"] == "bad_token" and reply["ref"] == "h"
     with connect(client, "no-such-game") as session:
         assert session.receive_json()["code"] == "unknown_game"
+    # A token in the URL is refused (URLs end up in logs); nothing is taken.
+    with client.websocket_connect(f"/ws/{gid}?token={token0}") as session:
+        assert session.receive_json()["code"] == "token_in_url"
+    assert not room_of(client, gid).seats[0].taken
 
     with (
         connect(client, gid, token0) as s0,
@@ -78,7 +84,7 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
 
         # Before hello.
         refused(lambda: ws.send(type="ready"), "hello_required")
-        ws.send(type="hello", name="Ada")
+        ws.send(type="hello", name="Ada", token=token0)
         assert ws.recv()["type"] == "welcome"
         other = hello(s1)
         spectator = hello(s2)
@@ -98,6 +104,14 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
         refused(lambda: ws.send_raw("[" * 50_000 + "]" * 50_000), "too_large")
         refused(lambda: ws.send_raw("[" * 20_000 + "]" * 20_000), "bad_json")
         refused(lambda: ws.session.send_bytes(b"\x00binary"), "bad_json")
+        # Text that is not text: invalid UTF-8 and a lone surrogate; the socket keeps working.
+        refused(lambda: ws.session.send_bytes(b'{"type":"ping","v":1,"t":"\xff\xfe"}'), "bad_text")
+        error = refused(
+            lambda: ws.send_raw('{"type":"ping","v":1,"t":"\\ud800","id":"s-1"}'), "bad_text"
+        )
+        assert error["ref"] == "s-1"
+        ws.send(type="ping", id="alive")
+        assert ws.until("pong")["ref"] == "alive"
         error = refused(lambda: ws.send(type="nope", id="m-1"), "unknown_type")
         assert error["ref"] == "m-1"
         # Out of phase in the lobby.
@@ -110,6 +124,14 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
         refused(lambda: spectator.send(type="ready"), "not_a_player", spectator)
         refused(lambda: other.send(type="start"), "not_host", other)
         refused(lambda: ws.send(type="hello", name="x" * 50), "out_of_phase")
+        # A name another seat has is refused (case and spacing aside).
+        with connect(client, gid, token1) as s3:
+            late = Ws(s3)
+            refused(
+                lambda: late.send(type="hello", token=token1, name=" ADA ", id="n"),
+                "name_taken",
+                late,
+            )
 
         # Start the game; seat 0 chooses a start space first (first_player 0).
         ws.send(type="start", id="go")

@@ -8,12 +8,22 @@ from starlette.testclient import TestClient
 
 from roborally.bots.random_bot import BOTS
 from roborally.content.courses import list_courses
-from roborally.content.record import parse_record, replay, write_record
+from roborally.content.record import write_record
 from roborally.engine.editions import all_editions
+from roborally.engine.rng import seed_commitment, seed_text
 from roborally.server.app import ServerOptions
 from roborally.server.rulesets import course_fits, courses_for, edition_available
 
-from .conftest import connect, create, hello, make_client, room_of
+from .conftest import (
+    connect,
+    create,
+    final_game,
+    hello,
+    make_client,
+    refused_hello,
+    room_of,
+    wait_finished,
+)
 
 
 def test_options_come_from_the_registries(client: TestClient) -> None:
@@ -91,17 +101,20 @@ def test_speed_timer_turns_on_with_the_variant(client: TestClient) -> None:
 
 
 def test_create_list_join_and_start(client: TestClient) -> None:
-    game = create(client, seats=[{"kind": "human", "name": "Ada"}, {"kind": "human"}])
+    game = create(client, seats=[{"kind": "human", "name": "Ada"}, {"kind": "human"}], seed=None)
     gid = game["game_id"]
     assert [s["seat"] for s in game["seats"]] == [0, 1]
-    assert all(s["url"].endswith(f"?game={gid}&token={s['token']}") for s in game["seats"])
+    # the token is in the link's fragment, which browsers never send to a server or proxy
+    assert all(s["url"].endswith(f"?game={gid}#token={s['token']}") for s in game["seats"])
     assert game["spectator_url"].endswith(f"/?game={gid}")
     assert game["ws_url"].startswith("ws://") and game["ws_url"].endswith(f"/ws/{gid}")
     listed = client.get("/api/games").json()["games"]
     assert [g["game_id"] for g in listed] == [gid]
     # the host's seat (the first human seat) is the host's: never free for others to join
     assert listed[0]["status"] == "open" and listed[0]["free_seats"] == [1]
-    assert "seed" not in str(listed[0])
+    # the seed stays secret; its commitment is public
+    assert listed[0]["seed"] is None and len(listed[0]["seed_commitment"]) == 64
+    assert game["seed"] is None and game["seed_commitment"] == listed[0]["seed_commitment"]
     host = client.post(f"/api/games/{gid}/join", json={"seat": 0})
     assert host.status_code == 409 and "host's seat" in host.json()["error"]["message"]
     joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
@@ -110,7 +123,7 @@ def test_create_list_join_and_start(client: TestClient) -> None:
     assert summary["free_seats"] == [] and summary["seats"][1]["name"] == "Bo"
     # The invite link of a joined seat no longer works; the host's still does.
     with connect(client, gid, game["seats"][1]["token"]) as session:
-        assert session.receive_json()["code"] == "bad_token"
+        assert refused_hello(session)["code"] == "bad_token"
     with connect(client, gid, game["seats"][0]["token"]) as session:
         assert hello(session).session is session
     assert client.post(f"/api/games/{gid}/join", json={"seat": 1}).status_code == 409
@@ -137,16 +150,19 @@ def test_private_games_are_not_listed(client: TestClient) -> None:
 def test_bot_game_runs_at_once_and_exports_its_record(client: TestClient) -> None:
     game = create(client, seats=[{"kind": "bot"}] * 3, max_rounds=8, first_player=None)
     gid = game["game_id"]
-    room = room_of(client, gid)
-    assert room.status == "finished" and room.game is not None
+    room = wait_finished(client, gid)
+    assert room is not None and room.status == "finished"
+    final = final_game(client, gid)
     text = client.get(f"/api/games/{gid}/record").text
-    assert text == write_record(room.game, "tiny")
-    assert replay(parse_record(text)).digest() == room.game.digest()
+    assert text == write_record(final, "tiny") == room.store.load(gid).record  # type: ignore[union-attr]
     data = client.get(f"/api/games/{gid}/replay").json()
-    assert len(data["frames"]) == len(data["actions"]) + 1 == len(room.game.actions) + 1
-    assert len(data["events"]) == len(room.game.events)
-    assert data["frames"][-1]["event"] == len(room.game.events)
-    assert data["outcome"]["result"] == room.game.outcome().result_text(room.game.config.players)  # type: ignore[union-attr]
+    assert len(data["frames"]) == len(data["actions"]) + 1 == len(final.actions) + 1
+    assert len(data["events"]) == len(final.events) == len(room.events)
+    assert data["frames"][-1]["event"] == len(final.events)
+    assert data["outcome"]["result"] == final.outcome().result_text(final.config.players)  # type: ignore[union-attr]
+    # the seed the host chose is public all along; the commitment matches it
+    assert data["settings"]["seed"] == seed_text(11)
+    assert data["settings"]["seed_commitment"] == seed_commitment(11)
     assert '"hand": [' not in str(data["frames"])
     finished = client.get("/api/games?status=finished").json()["games"]
     assert [g["game_id"] for g in finished] == [gid]
@@ -159,22 +175,24 @@ def test_bot_game_runs_at_once_and_exports_its_record(client: TestClient) -> Non
 
 
 def test_finished_games_leave_memory_but_not_the_store(tmp_path: Path) -> None:
-    options = ServerOptions(keep_finished=1, min_seconds=0.01)
+    options = ServerOptions(keep_finished=1, min_seconds=0.01, workers=0)
     with make_client(tmp_path, options) as client:
         ids = [
             create(client, seats=[{"kind": "bot"}] * 2, max_rounds=2)["game_id"] for _ in range(3)
         ]
+        for gid in ids:
+            wait_finished(client, gid)
         rooms = client.app.state.server.rooms  # type: ignore[attr-defined]
-        assert len(rooms) == 1
         for gid in ids:
             response = client.get(f"/api/games/{gid}/record")
             assert response.status_code == 200 and "result: " in response.text
+        assert len(rooms) == 1
 
 
 def test_abandoned_lobbies_close(tmp_path: Path) -> None:
     """An open game nobody joins, watches or leaves for ``lobby_seconds`` closes: it leaves the
     list and stops counting against ``max_games``; its link says why it is gone."""
-    options = ServerOptions(min_seconds=0.01, lobby_seconds=3600, max_games=2)
+    options = ServerOptions(min_seconds=0.01, lobby_seconds=3600, max_games=2, workers=0)
     with make_client(tmp_path, options) as client:
         server = client.app.state.server  # type: ignore[attr-defined]
         seats = [{"kind": "human"}, {"kind": "human"}]
@@ -188,7 +206,7 @@ def test_abandoned_lobbies_close(tmp_path: Path) -> None:
         assert gone.status_code == 404 and "closed" in gone.json()["error"]["message"]
         with connect(client, old) as session:
             assert "closed" in session.receive_json()["message"]
-        assert server.store.load(old).status == "closed"
+        assert server.store.sync.load(old).status == "closed"
         assert client.post("/api/games", json={"course": "tiny", "seats": seats}).status_code == 201
         # a lobby someone is in stays open however long they wait
         room_of(client, fresh).touched -= 2 * 3600

@@ -14,12 +14,16 @@ import pytest
 from starlette.testclient import TestClient
 
 from roborally.bots.random_bot import RandomBot
-from roborally.content.record import parse_record, replay, write_record
+from roborally.content.record import write_record
 from roborally.engine.events import Event, EventKind
+from roborally.engine.rng import parse_seed, seed_commitment
 from roborally.server.client import RemotePlayer
+from roborally.server.host import GameHost, HostSpec
+from roborally.server.room import GameRoom
 from roborally.server.rulesets import edition_available
+from roborally.server.settings import GameSettings
 
-from .conftest import LiveServer, connect, create, hello, room_of
+from .conftest import LiveServer, connect, create, final_game, hello, room_of
 
 
 def test_a_human_seat_plays_a_whole_game(client: TestClient) -> None:
@@ -34,11 +38,16 @@ def test_a_human_seat_plays_a_whole_game(client: TestClient) -> None:
         assert ws.until("ack")["ref"] == "r1"
         over = ws.play_to_end(RandomBot(5))
     room = room_of(client, gid)
-    assert room.game is not None and room.game.is_over()
-    assert over["outcome"]["result"] == room.game.outcome().result_text(  # type: ignore[union-attr]
-        room.game.config.players
+    final = final_game(client, gid)
+    assert room.status == "finished" and final.is_over()
+    assert over["outcome"]["result"] == final.outcome().result_text(  # type: ignore[union-attr]
+        final.config.players
     )
-    assert room.game.config.players[0] == "Ada"
+    assert final.config.players[0] == "Ada"
+    # the end reveals the seed, which matches the commitment shown from the start
+    assert over["seed"] is not None and over["seed_commitment"] == seed_commitment(
+        parse_seed(over["seed"])
+    )
     # Every event reached the player exactly once, in order, with register segments.
     indexes = []
     for text in ws.raw:
@@ -51,11 +60,10 @@ def test_a_human_seat_plays_a_whole_game(client: TestClient) -> None:
                     (seg["round"], seg["register"])
                 }
             indexes.extend(e["i"] for e in msg["events"])
-    assert indexes == list(range(len(room.game.events)))
+    assert indexes == list(range(len(final.events)))
     # The export is the engine's record, and it replays to the same game.
     text = client.get(f"/api/games/{gid}/record").text
-    assert text == write_record(room.game, "tiny")
-    assert replay(parse_record(text)).digest() == room.game.digest()
+    assert text == write_record(final, "tiny")
     assert room.store.load(gid).record == text  # type: ignore[union-attr]
 
 
@@ -123,7 +131,7 @@ def test_hidden_information_on_the_wire(tmp_path: Path, edition: str, course: st
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             gid, (watcher, first, second) = pool.submit(asyncio.run, play(live.base)).result()
         room = live.room(gid)
-    assert room.game is not None and room.game.is_over()
+    assert room.status == "finished"
     for result, viewer in ((first, 0), (second, 1), (watcher, None)):
         assert result.errors == [] and result.outcome is not None
         assert result.seat == viewer
@@ -142,12 +150,14 @@ def test_hidden_information_on_the_wire(tmp_path: Path, edition: str, course: st
     assert any(_hands_in(text) for text in first.raw)  # the check above did see hands
 
 
-def test_face_down_haywire_is_redacted_for_others(client: TestClient) -> None:
-    game = create(client, seats=[{"kind": "bot"}] * 2, max_rounds=1)
-    room = room_of(client, game["game_id"])
-    assert room.game is not None
-    haywire = next(c.name for c in room.game.config.damage_deck.cards if c.type.value == "haywire")
-    room.game.state.events.append(
+def test_face_down_haywire_is_redacted_for_others() -> None:
+    """The worker marks a face-down Haywire's name as its owner's; the room sends each seat
+    its copy."""
+    settings = GameSettings("2023", "tiny", (), 0, 60, 30, 1, 5, 0, seed_chosen=True)
+    host = GameHost(HostSpec("g", settings.to_json(), ("A", "B"), {0: "random", 1: "random"}))
+    game = host.game
+    haywire = next(c.name for c in game.config.damage_deck.cards if c.type.value == "haywire")
+    game.state.events.append(
         Event(
             EventKind.DAMAGED,
             1,
@@ -159,12 +169,20 @@ def test_face_down_haywire_is_redacted_for_others(client: TestClient) -> None:
             secret=True,  # as the engine marks a face-down Haywire
         )
     )
-    room.game.state.events.append(
+    game.state.events.append(
         Event(EventKind.DAMAGED, 1, 2, seat=1, card="spam", amount=1, cause="laser; to discard")
     )
-    last = len(room.game.events) - 2
-    assert room.event_json(last, 1)["card"] == haywire
+    update = host.update([])
+    secret, public = update.events[-2:]
+    assert json.loads(secret.private[1])["card"] == haywire  # type: ignore[index]
+    hidden = json.loads(secret.text)
+    assert "card" not in hidden and hidden["hidden"] is True
+    assert public.private is None and json.loads(public.text)["card"] == "spam"
+    room = GameRoom(None, "g", settings, [], "", 0.0)  # type: ignore[arg-type]
+    room.events = update.events
+    last = len(room.events) - 2
+    assert json.loads(room.events_text(last, last + 1, 1))["events"][0]["card"] == haywire
     for viewer in (0, None):
-        hidden = room.event_json(last, viewer)
-        assert "card" not in hidden and hidden["hidden"] is True
-        assert room.event_json(last + 1, viewer)["card"] == "spam"
+        shown = json.loads(room.events_text(last, last + 2, viewer))["events"]
+        assert "card" not in shown[0] and shown[0]["hidden"] is True
+        assert shown[1]["card"] == "spam"

@@ -13,7 +13,7 @@ from roborally.content.record import parse_record
 from roborally.server.app import ServerOptions
 from roborally.server.rulesets import edition_available
 
-from .conftest import connect, create, hello, make_client, room_of, wait_for
+from .conftest import connect, create, final_game, hello, make_client, room_of, wait_for
 
 
 def _lines(client: TestClient, gid: str) -> dict[str, list[str]]:
@@ -51,19 +51,31 @@ def test_speed_timer_fills_registers_and_keeps_the_draft(client: TestClient) -> 
     assert drafted[2] == first and "-" not in drafted and len(drafted) == 5  # kept, rest filled
     assert lines["t2-p1-program"] == ["timeout"]  # no draft: the engine fills at random
     assert lines["t1-p1-shutdown"] == ["timeout"]
-    room = room_of(client, gid)
-    assert room.game is not None
-    registers = [p.registers for p in room.game.state.players]
+    final = final_game(client, gid)
+    registers = [p.registers for p in final.state.players]
     assert all(len(r) == 5 for r in registers)
 
 
-def test_no_timer_without_speed_mode(client: TestClient) -> None:
-    game = create(client, decision_seconds=0)
+def test_no_timer_without_speed_mode_only_a_generous_deadline(client: TestClient) -> None:
+    """Without speed mode there is no programming clock, but no decision waits for ever:
+    programming has the game's ``program_seconds`` (an idle deadline), the rest
+    ``decision_seconds``."""
+    game = create(client, decision_seconds=100, program_seconds=900, variants=["lighter"])
     with connect(client, game["game_id"], game["seats"][0]["token"]) as session:
         ws = hello(session)
         ws.send(type="ready")
         state = ws.pending_state()
-        assert state["pending"][0]["deadline"] is None and state["timers"] == []
+        start = state["pending"][0]
+        assert start["kind"] == "start_space"
+        assert [t["reason"] for t in state["timers"]] == ["decision"]
+        assert 99 < start["deadline"] - state["server_time"] <= 100
+        ws.send(type="decide", decision_id=start["id"], choice=start["options"][0])
+        ws.answered.add(start["id"])
+        state = ws.pending_state()
+        program = state["pending"][0]
+        assert program["kind"] == "program"
+        assert [t["reason"] for t in state["timers"]] == ["idle"]
+        assert 899 < program["deadline"] - state["server_time"] <= 900
 
 
 @pytest.mark.skipif(not edition_available("classic"), reason="no classic engine")
@@ -75,7 +87,7 @@ def test_classic_sand_timer_starts_for_the_last_player(client: TestClient) -> No
         course="cl-tune-up",
         seats=[{"kind": "human"}, {"kind": "human"}],
         timer_seconds=0.3,
-        decision_seconds=0,
+        decision_seconds=600,
         max_rounds=1,
     )
     gid = game["game_id"]
@@ -95,28 +107,26 @@ def test_classic_sand_timer_starts_for_the_last_player(client: TestClient) -> No
             if pending["kind"] == "program":
                 break
             first.answer(state, bot)
-        assert pending["deadline"] is None
+        # not yet the sand timer: only the generous idle deadline of untimed programming
+        assert [t["reason"] for t in state["timers"] if t["decision_id"] == pending["id"]] == [
+            "idle"
+        ]
         assert not [t for t in state["timers"] if t["reason"] == "timer"]
         first.answer(state, bot)
         # Seat 1 is the last one programming: its decision now has the sand timer.
-        timed = second.until(
-            "state",
-            lambda m: any(p["kind"] == "program" and p["deadline"] for p in m["pending"]),
-        )
+        timed = second.until("state", lambda m: any(t["reason"] == "timer" for t in m["timers"]))
+        assert [p["kind"] for p in timed["pending"]] == ["program"]
         assert [t["seat"] for t in timed["timers"] if t["reason"] == "timer"] == [1]
         wait_for(
-            lambda: (
-                room.status == "finished"
-                or "t1-p2-program" not in {d.id for d in room.game.pending_decisions()}
-            )
-        )  # type: ignore[union-attr]
+            lambda: room.status == "finished" or "t1-p2-program" not in {d.id for d in room.pending}
+        )
     lines = _lines(client, gid) if room.status == "finished" else {}
     if lines:
         assert lines["t1-p2-program"] == ["timeout"]
 
 
 def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
-    options = ServerOptions(grace_seconds=0.3, decision_seconds=0, min_seconds=0.01)
+    options = ServerOptions(grace_seconds=0.3, decision_seconds=600, min_seconds=0.01, workers=0)
     with make_client(tmp_path, options) as client:
         game = create(
             client,
@@ -138,7 +148,7 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
             away = stay.until("state", lambda m: m["seats"][0]["auto"])
             assert away["seats"][0]["connected"] is False
             assert room.seats[0].auto
-            wait_for(lambda: not room.game.pending_decisions(0))  # type: ignore[union-attr]
+            wait_for(lambda: not [d for d in room.pending if d.seat == 0])
             # Seat 1 plays on: the game does not stall.
             state = stay.pending_state()
             start = state["pending"][0]
@@ -146,7 +156,7 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
             stay.answered.add(start["id"])
             state = stay.pending_state()
             assert state["pending"][0]["kind"] == "program"
-            assert "t1-p1-program" not in [d.id for d in room.game.pending_decisions()]  # type: ignore[union-attr]
+            assert "t1-p1-program" not in [d.id for d in room.pending]
             # Seat 0 comes back with its token and takes the seat back.
             with connect(client, gid, token0) as s0:
                 back = hello(s0)
@@ -160,12 +170,12 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
                 mine = back.pending_state()
                 assert mine["pending"][0]["seat"] == 0
                 time.sleep(0.5)  # longer than the grace period: no auto-play now
-                assert room.game.pending_decisions(0)  # type: ignore[union-attr]
+                assert [d for d in room.pending if d.seat == 0]
                 assert not room.seats[0].auto
 
 
 def test_a_seat_never_taken_is_auto_played(tmp_path: Path) -> None:
-    options = ServerOptions(grace_seconds=0.05, decision_seconds=0, min_seconds=0.01)
+    options = ServerOptions(grace_seconds=0.05, decision_seconds=600, min_seconds=0.01, workers=0)
     with make_client(tmp_path, options) as client:
         game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], max_rounds=3)
         gid = game["game_id"]

@@ -1,7 +1,8 @@
 """The ASGI application: the lobby's HTTP API, one WebSocket per game, and the static web page.
 
 ``create_app(data_dir)`` builds a Starlette app around a :class:`GameServer`; ``serve`` runs it
-with uvicorn (``roborally serve``). The protocol is documented in ``docs/protocol.md``.
+with uvicorn (``roborally serve``). The protocol is documented in ``docs/protocol.md``, the
+server's limits and storage in ``docs/server.md``, hosting in ``docs/hosting.md``.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import logging
 import os
 import re
 import secrets
+import socket
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -28,25 +29,32 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from roborally.bots.random_bot import BOTS
 from roborally.content.courses import list_courses
+from roborally.content.fairness import new_seed
 from roborally.engine.board import Grid
-from roborally.engine.game import Game
+from roborally.engine.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.server.boardjson import grid_to_json
+from roborally.server.connection import Connection
+from roborally.server.limits import AddressLimits, Refusal
 from roborally.server.protocol import (
-    CLOSE_BAD_TOKEN,
+    CLOSE_BAD_REQUEST,
+    CLOSE_HELLO_TIMEOUT,
+    CLOSE_TOO_MANY,
     CLOSE_UNKNOWN_GAME,
     MAX_MESSAGE_BYTES,
     ProtocolError,
     clean_name,
+    decode_frame,
     error_message,
+    same_name,
 )
 from roborally.server.room import (
+    BROKEN,
     CLOSED,
     FINISHED,
     OPEN,
     RUNNING,
-    Connection,
     GameRoom,
-    GameSettings,
+    RoomContext,
     Seat,
     token_hash,
 )
@@ -58,7 +66,17 @@ from roborally.server.rulesets import (
     options_json,
     timer_rule,
 )
-from roborally.server.store import Store
+from roborally.server.settings import GameSettings, ServerOptions
+from roborally.server.store import (
+    AsyncStore,
+    DamagedStore,
+    DataDirInUse,
+    DataDirLock,
+    Store,
+    StoreError,
+)
+from roborally.server.transport import ABORT_KEY, GameWebSocketProtocol, install_log_redaction
+from roborally.server.workers import WorkerLost, WorkerPool
 
 log = logging.getLogger("roborally.server")
 
@@ -66,35 +84,27 @@ STATIC_DIR = Path(__file__).parent / "static"
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black")
 MAX_ROUNDS_LIMIT = 200
-MAX_CONNECTIONS_PER_GAME = 200
 WS_MAX_FRAME = 1 << 20  # uvicorn drops larger frames; up to this size we reply 'too_large'
+
+__all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, message: str, retry_after: int = 0) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.retry_after = retry_after
+
+
+def _too_many(refusal: Refusal) -> ApiError:
+    return ApiError(429, refusal.code, refusal.message, refusal.retry_after)
 
 
 def default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "roborally"
-
-
-@dataclass
-class ServerOptions:
-    """Server-wide defaults and limits (tests shrink the timers)."""
-
-    grace_seconds: float = 30.0
-    decision_seconds: float = 60.0
-    max_rounds: int = 50
-    min_seconds: float = 5.0  # the smallest timer a client may ask for
-    max_seconds: float = 600.0
-    max_games: int = 2_000  # open and running games at once
-    keep_finished: int = 200  # finished games kept in memory (the others reload on demand)
-    lobby_seconds: float = 6 * 3600.0  # an open game nobody joined or watched for this long closes
 
 
 def _number(body: dict[str, Any], key: str, default: float, low: float, high: float) -> float:
@@ -109,6 +119,18 @@ def _number(body: dict[str, Any], key: str, default: float, low: float, high: fl
     return value
 
 
+def _deadline(body: dict[str, Any], key: str, default: float, low: float, high: float) -> float:
+    """A deadline every game must have (0 is refused: no game may wait for ever)."""
+    value = body.get(key, default)
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ApiError(
+            400, "bad_request", f"'{key}' must be a number of seconds from {low:g} to {high:g}"
+        )
+    return float(value)
+
+
 def _whole(body: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
     value = body.get(key, default)
     if value is None:
@@ -118,32 +140,82 @@ def _whole(body: dict[str, Any], key: str, default: int, low: int, high: int) ->
     return value
 
 
+def _seed(body: dict[str, Any]) -> tuple[int, bool]:
+    """The game's seed and whether the host chose it (then every player is shown it)."""
+    raw = body.get("seed")
+    if raw is None:
+        return new_seed(), False
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise ApiError(400, "bad_request", "'seed' must be a whole number (or 0x-hex text)")
+    try:
+        seed = raw if isinstance(raw, int) else parse_seed(raw)
+    except ValueError as error:
+        raise ApiError(400, "bad_request", f"'seed': {error}") from None
+    if not 0 <= seed < 2**SEED_BITS:
+        raise ApiError(400, "bad_request", f"'seed' must be from 0 to 2**{SEED_BITS} - 1")
+    return seed, True
+
+
+def lan_address() -> str | None:
+    """This machine's address on its network (no packet is sent: a UDP socket is only
+    pointed at a private address to learn which interface would be used)."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("10.254.254.254", 9))
+        address: str = probe.getsockname()[0]
+        if not address.startswith("127."):
+            return address
+    return None
+
+
 class GameServer:
-    """All rooms of one server process, and the store behind them."""
+    """All rooms of one server process, the store behind them, and the workers."""
 
     def __init__(self, data_dir: str | Path, options: ServerOptions | None = None) -> None:
         self.data_dir = Path(data_dir)
         self.options = options or ServerOptions()
-        self.store = Store.in_dir(self.data_dir)
+        self.lock = DataDirLock(self.data_dir)
+        try:
+            self.store = AsyncStore(Store.in_dir(self.data_dir, self.options.busy_seconds))
+        except BaseException:
+            self.lock.release()
+            raise
+        self.pool = WorkerPool(self.options)
+        self.ctx = RoomContext(self.options, self.store, self.pool)
+        self.limits = AddressLimits(self.options)
         self.rooms: dict[str, GameRoom] = {}
+        self.broken: list[str] = []
+        self.listen_host: str | None = None  # set by serve(): where the server listens
+        self.listen_port: int | None = None
 
     # ------------------------------------------------------------- life
     async def startup(self) -> None:
-        """Reload every open and running game; running games continue where they were."""
-        for game_id in self.store.ids_with_status(OPEN, RUNNING):
-            stored = self.store.load(game_id)
+        """Start the workers, then reload every open and running game (running games are
+        rebuilt in the workers and continue where they were)."""
+        await self.pool.start()
+        ids = await self.store.run(Store.ids_with_status, OPEN, RUNNING)
+        for game_id in ids:
+            stored = await self.store.run(Store.load, game_id)
             if stored is None:
                 continue
             try:
-                room = GameRoom.from_stored(self.store, stored)
-            except Exception as error:
+                room = GameRoom.from_stored(self.ctx, stored)
+                self.rooms[game_id] = room
+                await room.resume()
+            except (ValueError, KeyError, TypeError, RuntimeError) as error:
+                self.rooms.pop(game_id, None)
                 log.error("game %s could not be reloaded: %s", game_id, error)
-                self.store.update_game(game_id, status="broken")
-                continue
-            self.rooms[game_id] = room
-            await room.resume()
+                self.broken.append(game_id)
+                with contextlib.suppress(StoreError):
+                    await self.store.run(Store.update_game, game_id, status=BROKEN)
         if self.rooms:
             log.info("reloaded %d game(s)", len(self.rooms))
+        if self.broken:
+            log.error(
+                "%d game(s) could not be reloaded and are kept in the store with status"
+                " 'broken': %s",
+                len(self.broken),
+                ", ".join(self.broken),
+            )
 
     async def shutdown(self) -> None:
         for room in self.rooms.values():
@@ -151,53 +223,62 @@ class GameServer:
             for conn in list(room.conns):
                 conn.close(1001)
         await asyncio.sleep(0)
+        await self.pool.stop()
         self.store.close()
+        self.lock.release()
 
     # ------------------------------------------------------------ rooms
-    def get_room(self, game_id: str) -> GameRoom | None:
+    async def get_room(self, game_id: str) -> GameRoom | None:
         if not GAME_ID.fullmatch(game_id):
             return None
         room = self.rooms.get(game_id)
         if room is not None:
             return room
-        stored = self.store.load(game_id)
+        stored = await self.store.run(Store.load, game_id)
         if stored is None or stored.status != FINISHED:
             return None
+        room = GameRoom.from_stored(self.ctx, stored)
         try:
-            room = GameRoom.from_stored(self.store, stored)
-        except Exception as error:
+            await room.load()
+        except (ValueError, KeyError, TypeError, RuntimeError, WorkerLost) as error:
             log.error("game %s could not be loaded: %s", game_id, error)
             return None
-        self.rooms[game_id] = room
+        room = self.rooms.setdefault(game_id, room)  # another call may have loaded it meanwhile
         self.prune()
         return room
 
-    def close_idle_lobbies(self) -> None:
+    async def close_idle_lobbies(self) -> None:
         """Close open games that nobody has joined, connected to or left for
-        ``lobby_seconds`` (abandoned lobbies would otherwise count against ``max_games`` and
-        stay listed forever). They never started, so there is nothing to replay."""
+        ``lobby_seconds`` (abandoned lobbies would otherwise count against the limits and
+        stay listed). They never started, so there is nothing to replay."""
         limit = time.time() - self.options.lobby_seconds
         for room in list(self.rooms.values()):
             if room.status == OPEN and not room.conns and room.touched < limit:
+                with contextlib.suppress(StoreError):
+                    await self.store.run(Store.update_game, room.id, status=CLOSED)
                 room.status = CLOSED
-                self.store.update_game(room.id, status=CLOSED)
-                del self.rooms[room.id]
+                self.rooms.pop(room.id, None)
                 log.info(
                     "game %s: lobby closed after %.0f s unused", room.id, time.time() - room.touched
                 )
 
-    def missing(self, game_id: str) -> str:
+    async def missing(self, game_id: str) -> str:
         """Why there is no game ``game_id`` to show (for the error message)."""
-        stored = self.store.load(game_id) if GAME_ID.fullmatch(game_id) else None
-        if stored is not None and stored.status == CLOSED:
-            hours = self.options.lobby_seconds / 3600
-            return f"this game's lobby was closed: nobody used it for {hours:g} hour(s)"
+        status = None
+        if GAME_ID.fullmatch(game_id):
+            status = await self.store.run(Store.status, game_id)
+        if status == CLOSED:
+            minutes = self.options.lobby_seconds / 60
+            return f"this game's lobby was closed: nobody used it for {minutes:g} minute(s)"
+        if status == BROKEN:
+            return (
+                "this game could not be restored after the server restarted; its moves are"
+                " kept, ask the host to look at the server log"
+            )
         return "no such game"
 
     def prune(self) -> None:
-        """Close abandoned lobbies; forget the oldest finished games nobody watches (the store
-        keeps them)."""
-        self.close_idle_lobbies()
+        """Forget the oldest finished games nobody watches (the store keeps them)."""
         idle = [r for r in self.rooms.values() if r.status == FINISHED and not r.conns]
         if len(idle) <= self.options.keep_finished:
             return
@@ -208,6 +289,22 @@ class GameServer:
     def active_count(self) -> int:
         return sum(1 for r in self.rooms.values() if r.status in (OPEN, RUNNING))
 
+    def link_base(self, request: Request) -> str:
+        """The start of invite links: ``--public-url`` if set; else the address the request
+        came to, except that a request to this machine's loopback on a server that listens
+        on the network gets the machine's network address (links are for the others)."""
+        if self.options.public_url:
+            return self.options.public_url.rstrip("/")
+        base = str(request.base_url).rstrip("/")
+        host = request.url.hostname or ""
+        listening_wide = self.listen_host in ("0.0.0.0", "::", "")
+        if listening_wide and host in ("127.0.0.1", "localhost", "::1"):
+            lan = lan_address()
+            if lan is not None:
+                return f"{request.url.scheme}://{lan}:{request.url.port or self.listen_port}"
+        return base
+
+    # ------------------------------------------------------------ create
     def settings_from(self, body: dict[str, Any]) -> tuple[GameSettings, list[Seat]]:
         """Validate a create request (protocol 1.3)."""
         opts = self.options
@@ -217,10 +314,7 @@ class GameServer:
             shown = str(body.get("edition"))[:40]
             raise ApiError(400, "unknown_edition", f"unknown edition {shown!r} (known: {known})")
         course_id = body.get("course")
-        info = next(
-            (c for c in courses_for(edition.id) if c.id == course_id),
-            None,
-        )
+        info = next((c for c in courses_for(edition.id) if c.id == course_id), None)
         if info is None:
             known = ", ".join(c.id for c in courses_for(edition.id))
             shown = str(course_id)[:40]
@@ -232,6 +326,59 @@ class GameServer:
         high = min(info.players[1], edition.max_players)
         if not low <= len(raw_seats) <= high:
             raise ApiError(400, "bad_request", f"course {info.id!r} takes {low} to {high} players")
+        seats = self._seats(raw_seats)
+        variants = body.get("variants") or []
+        if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+            raise ApiError(400, "bad_request", "'variants' must be a list of names")
+        unknown = [v for v in variants if v not in edition.variants]
+        if unknown:
+            raise ApiError(400, "unknown_variant", f"unknown variant(s): {', '.join(unknown)}")
+        chosen = set(variants)
+        timer = _number(body, "timer_seconds", 0, opts.min_seconds, opts.max_seconds)
+        rule = timer_rule(edition.id)
+        if rule.kind == "none" and timer > 0:
+            raise ApiError(400, "bad_request", f"edition {edition.id} has no programming timer")
+        if rule.variant is not None:
+            if timer > 0:
+                chosen.add(rule.variant)
+            elif rule.variant in chosen:
+                timer = float(rule.default)
+        elif rule.kind == "sand" and "timer_seconds" not in body:
+            timer = float(rule.default)
+        seed, chosen_seed = _seed(body)
+        first = body.get("first_player")
+        if first is not None and (
+            isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(seats)
+        ):
+            raise ApiError(400, "bad_request", "'first_player' must be a seat number or null")
+        public = body.get("public", True)
+        if not isinstance(public, bool):
+            raise ApiError(400, "bad_request", "'public' must be true or false")
+        settings = GameSettings(
+            edition=edition.id,
+            course=info.id,
+            variants=tuple(sorted(chosen)),
+            timer_seconds=timer,
+            decision_seconds=_deadline(
+                body, "decision_seconds", opts.decision_seconds, opts.min_seconds, opts.max_seconds
+            ),
+            grace_seconds=_deadline(
+                body, "grace_seconds", opts.grace_seconds, opts.min_seconds, opts.max_seconds
+            ),
+            max_rounds=_whole(body, "max_rounds", opts.max_rounds, 0, MAX_ROUNDS_LIMIT),
+            seed=seed,
+            first_player=first,
+            public=public,
+            program_seconds=_deadline(
+                body, "program_seconds", opts.program_seconds, opts.min_seconds, opts.max_seconds
+            ),
+            seed_chosen=chosen_seed,
+            rng=RNG_VERSION,
+        )
+        return settings, seats
+
+    @staticmethod
+    def _seats(raw_seats: list[Any]) -> list[Seat]:
         seats: list[Seat] = []
         for index, raw in enumerate(raw_seats):
             if not isinstance(raw, dict):
@@ -252,67 +399,65 @@ class GameServer:
                     name = clean_name(raw["name"])
                 except ProtocolError as error:
                     raise ApiError(400, "bad_name", f"seats[{index}]: {error.message}") from None
+            clash = next((s for s in seats if same_name(s.name, name)), None)
+            if clash is not None:
+                raise ApiError(
+                    400,
+                    "name_taken",
+                    f"seats[{index}]: the name {name!r} is already seat {clash.index}'s;"
+                    " every player needs a name of their own",
+                )
             seats.append(Seat(index, kind, name, bot, taken=kind == "bot"))
-        variants = body.get("variants") or []
-        if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-            raise ApiError(400, "bad_request", "'variants' must be a list of names")
-        unknown = [v for v in variants if v not in edition.variants]
-        if unknown:
-            raise ApiError(400, "unknown_variant", f"unknown variant(s): {', '.join(unknown)}")
-        chosen = set(variants)
-        timer = _number(body, "timer_seconds", 0, opts.min_seconds, opts.max_seconds)
-        rule = timer_rule(edition.id)
-        if rule.kind == "none" and timer > 0:
-            raise ApiError(400, "bad_request", f"edition {edition.id} has no programming timer")
-        if rule.variant is not None:
-            if timer > 0:
-                chosen.add(rule.variant)
-            elif rule.variant in chosen:
-                timer = float(rule.default)
-        elif rule.kind == "sand" and "timer_seconds" not in body:
-            timer = float(rule.default)
-        seed = body.get("seed")
-        if seed is None:
-            seed = secrets.randbits(31)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise ApiError(400, "bad_request", "'seed' must be a whole number >= 0")
-        first = body.get("first_player")
-        if first is not None and (
-            isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(seats)
-        ):
-            raise ApiError(400, "bad_request", "'first_player' must be a seat number or null")
-        public = body.get("public", True)
-        if not isinstance(public, bool):
-            raise ApiError(400, "bad_request", "'public' must be true or false")
-        settings = GameSettings(
-            edition=edition.id,
-            course=info.id,
-            variants=tuple(sorted(chosen)),
-            timer_seconds=timer,
-            decision_seconds=_number(
-                body, "decision_seconds", opts.decision_seconds, opts.min_seconds, opts.max_seconds
-            ),
-            grace_seconds=_number(
-                body, "grace_seconds", opts.grace_seconds, opts.min_seconds, opts.max_seconds
-            ),
-            max_rounds=_whole(body, "max_rounds", opts.max_rounds, 0, MAX_ROUNDS_LIMIT),
-            seed=seed,
-            first_player=first,
-            public=public,
-        )
-        try:  # a dry run: the engine must accept this game
-            Game(settings.config(tuple(s.name for s in seats)))
-        except ValueError as error:
-            raise ApiError(400, "bad_request", str(error)) from None
-        return settings, seats
+        return seats
 
-    async def create(self, body: dict[str, Any], base: str) -> dict[str, Any]:
-        self.close_idle_lobbies()
-        if self.active_count() >= self.options.max_games:
-            raise ApiError(503, "server_full", "too many games on this server; try later")
+    def _admit(self, address: str, bots_only: bool) -> None:
+        """Per-address and server-wide limits on new games (429 / 503 with the reason)."""
+        opts = self.options
+        if self.active_count() >= opts.max_games:
+            raise ApiError(503, "server_full", "too many games on this server; try later", 60)
+        if bots_only:
+            running = [r for r in self.rooms.values() if r.status == RUNNING and r.lane == "bots"]
+            if len(running) >= opts.max_bot_games:
+                raise ApiError(
+                    503, "server_full", "too many games of bots only are running; try later", 60
+                )
+            mine = sum(1 for r in running if r.creator == address)
+            if mine >= opts.bot_games_per_address:
+                raise ApiError(
+                    429,
+                    "too_many_games",
+                    f"this address already runs {mine} games of bots only (the limit is"
+                    f" {opts.bot_games_per_address}); wait until one ends",
+                    30,
+                )
+        else:
+            lobbies = sum(
+                1 for r in self.rooms.values() if r.status == OPEN and r.creator == address
+            )
+            if lobbies >= opts.lobbies_per_address:
+                raise ApiError(
+                    429,
+                    "too_many_games",
+                    f"this address already has {lobbies} games waiting for players (the limit"
+                    f" is {opts.lobbies_per_address}); start or leave one first",
+                    60,
+                )
+        refusal = self.limits.create_game(address)
+        if refusal is not None:
+            raise _too_many(refusal)
+
+    async def create(self, body: dict[str, Any], base: str, address: str) -> dict[str, Any]:
+        await self.close_idle_lobbies()
         settings, seats = self.settings_from(body)
+        bots_only = not any(s.human for s in seats)
+        self._admit(address, bots_only)
+        problem = await self.pool.any_call(
+            "check_settings", settings.to_json(), tuple(s.name for s in seats)
+        )
+        if problem is not None:  # the engine must accept this game
+            raise ApiError(400, "bad_request", problem)
         game_id = secrets.token_urlsafe(6)
-        while game_id in self.rooms or self.store.load(game_id) is not None:
+        while game_id in self.rooms or await self.store.run(Store.status, game_id) is not None:
             game_id = secrets.token_urlsafe(6)
         host_token = secrets.token_urlsafe(18)
         tokens: dict[int, str] = {}
@@ -320,12 +465,19 @@ class GameServer:
             if seat.human:
                 tokens[seat.index] = secrets.token_urlsafe(18)
                 seat.token_hash = token_hash(tokens[seat.index])
-        room = GameRoom(self.store, game_id, settings, seats, token_hash(host_token), 0.0)
-        self.store.create_game(
-            game_id, settings.to_json(), [s.stored() for s in seats], room.host_hash, OPEN
-        )
-        stored = self.store.load(game_id)
-        room.created = stored.created if stored else 0.0
+        room = GameRoom(self.ctx, game_id, settings, seats, token_hash(host_token), 0.0)
+        room.creator = address
+        try:
+            room.created = await self.store.run(
+                Store.create_game,
+                game_id,
+                settings.to_json(),
+                [s.stored() for s in seats],
+                room.host_hash,
+                OPEN,
+            )
+        except StoreError as error:
+            raise ApiError(503, "storage_failed", f"the game could not be saved: {error}") from None
         self.rooms[game_id] = room
         log.info("game %s: created (%s, %d seats)", game_id, settings.course, len(seats))
         if not tokens:
@@ -338,13 +490,12 @@ class GameServer:
             "game_id": game_id,
             "host_token": host_token,
             "host_seat": room.host_seat,
+            "seed_commitment": settings.commitment,
+            "seed": room.public_settings()["seed"],
             "seats": [
                 {"seat": s.index, "kind": s.kind, "name": s.name, "bot": s.bot_kind}
                 | (
-                    {
-                        "token": tokens[s.index],
-                        "url": f"{base}/?game={game_id}&token={tokens[s.index]}",
-                    }
+                    {"token": tokens[s.index], "url": invite_url(base, game_id, tokens[s.index])}
                     if s.human
                     else {}
                 )
@@ -379,21 +530,40 @@ class GameServer:
             if not free:
                 raise ApiError(409, "no_free_seat", "no free seat")
             seat = free[0]
+            if name is not None and room.name_taken(name, seat.index):
+                raise ApiError(
+                    409, "name_taken", f"another player in this game is called {name}; pick another"
+                )
             token = secrets.token_urlsafe(18)
+            before = (seat.token_hash, seat.taken, seat.name)
             seat.token_hash = token_hash(token)
             seat.taken = True
-            room.touched = time.time()
             if name is not None:
                 seat.name = name
-            room.store.update_game(room.id, seats=[s.stored() for s in room.seats])
+            try:
+                await self.store.run(
+                    Store.update_game, room.id, seats=[s.stored() for s in room.seats]
+                )
+            except StoreError as error:
+                seat.token_hash, seat.taken, seat.name = before
+                raise ApiError(
+                    503, "storage_failed", f"the seat could not be saved: {error}"
+                ) from None
+            room.touched = time.time()
             room._broadcast()
         return {
             "v": PROTOCOL_VERSION,
             "game_id": room.id,
             "seat": seat.index,
             "token": token,
-            "url": f"{base}/?game={room.id}&token={token}",
+            "url": invite_url(base, room.id, token),
         }
+
+
+def invite_url(base: str, game_id: str, token: str) -> str:
+    """A seat's link. The token is in the fragment (after ``#``), which browsers never send
+    to a server or a proxy, so it stays out of every log."""
+    return f"{base}/?game={game_id}#token={token}"
 
 
 # ---------------------------------------------------------------- HTTP
@@ -402,20 +572,40 @@ def _server(request: Request | WebSocket) -> GameServer:
     return server
 
 
-def _base(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+def _address(request: Request | WebSocket) -> str:
+    return request.client.host if request.client else "?"
 
 
-def _error(status: int, code: str, text: str) -> JSONResponse:
+def _error(status: int, code: str, text: str, retry_after: int = 0) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after)} if retry_after else None
     return JSONResponse(
-        {"v": PROTOCOL_VERSION, "error": {"code": code, "message": text}}, status_code=status
+        {"v": PROTOCOL_VERSION, "error": {"code": code, "message": text}},
+        status_code=status,
+        headers=headers,
     )
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_MESSAGE_BYTES:
-        raise ApiError(413, "too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
+    """The JSON body, refused by its declared size before anything is read, and cut off as
+    soon as a body without a declared size grows past the limit."""
+    too_large = ApiError(413, "too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise ApiError(400, "bad_request", "the Content-Length header is not a number")
+        if int(declared) > MAX_MESSAGE_BYTES:
+            raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_MESSAGE_BYTES:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise ApiError(400, "bad_request", "the request body was cut off") from None
+    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
@@ -427,11 +617,12 @@ async def _body(request: Request) -> dict[str, Any]:
     return data
 
 
-def _room(request: Request) -> GameRoom:
+async def _room(request: Request) -> GameRoom:
     server = _server(request)
-    room = server.get_room(request.path_params["game_id"])
+    game_id = request.path_params["game_id"]
+    room = await server.get_room(game_id)
     if room is None:
-        raise ApiError(404, "unknown_game", server.missing(request.path_params["game_id"]))
+        raise ApiError(404, "unknown_game", await server.missing(game_id))
     return room
 
 
@@ -441,6 +632,7 @@ async def api_options(request: Request) -> Response:
         options_json(
             {
                 "decision_seconds": o.decision_seconds,
+                "program_seconds": o.program_seconds,
                 "grace_seconds": o.grace_seconds,
                 "max_rounds": o.max_rounds,
             },
@@ -449,6 +641,10 @@ async def api_options(request: Request) -> Response:
                 "max_rounds": MAX_ROUNDS_LIMIT,
                 "timer_seconds": [o.min_seconds, o.max_seconds],
                 "message_bytes": MAX_MESSAGE_BYTES,
+                "games_per_minute": o.games_per_minute,
+                "lobbies_per_address": o.lobbies_per_address,
+                "connections_per_address": o.connections_per_address,
+                "lobby_seconds": o.lobby_seconds,
             },
         )
     )
@@ -458,26 +654,34 @@ async def api_courses(request: Request) -> Response:
     return JSONResponse({"v": PROTOCOL_VERSION, "courses": [c.summary() for c in list_courses()]})
 
 
+_COURSE_BOARDS: dict[str, dict[str, Any]] = {}
+
+
 async def api_course(request: Request) -> Response:
     info = next((c for c in list_courses() if c.id == request.path_params["course"]), None)
     if info is None:
         return _error(404, "unknown_course", "no such course")
+    if info.id not in _COURSE_BOARDS:  # a fixed set: computed once per course
+        _COURSE_BOARDS[info.id] = grid_to_json(Grid(info.course))
     return JSONResponse(
-        {"v": PROTOCOL_VERSION, "course": info.summary(), "board": grid_to_json(Grid(info.course))}
+        {"v": PROTOCOL_VERSION, "course": info.summary(), "board": _COURSE_BOARDS[info.id]}
     )
 
 
 async def api_create_game(request: Request) -> Response:
+    server = _server(request)
     body = await _body(request)
-    return JSONResponse(await _server(request).create(body, _base(request)), status_code=201)
+    data = await server.create(body, server.link_base(request), _address(request))
+    return JSONResponse(data, status_code=201)
 
 
 async def api_list_games(request: Request) -> Response:
     server = _server(request)
     if request.query_params.get("status") == FINISHED:
-        return JSONResponse({"v": PROTOCOL_VERSION, "games": server.store.finished_summaries()})
-    base = _base(request)
-    server.close_idle_lobbies()
+        games = await server.store.run(Store.finished_summaries)
+        return JSONResponse({"v": PROTOCOL_VERSION, "games": games})
+    base = server.link_base(request)
+    await server.close_idle_lobbies()
     games = [
         room.summary(base)
         for room in server.rooms.values()
@@ -487,67 +691,98 @@ async def api_list_games(request: Request) -> Response:
 
 
 async def api_get_game(request: Request) -> Response:
-    return JSONResponse({"v": PROTOCOL_VERSION, **_room(request).summary(_base(request))})
+    room = await _room(request)
+    summary = room.summary(_server(request).link_base(request))
+    return JSONResponse({"v": PROTOCOL_VERSION, **summary})
 
 
 async def api_join_game(request: Request) -> Response:
     body = await _body(request)
-    room = _room(request)
-    return JSONResponse(await _server(request).join(room, body, _base(request)))
+    room = await _room(request)
+    server = _server(request)
+    return JSONResponse(await server.join(room, body, server.link_base(request)))
 
 
 async def api_start_game(request: Request) -> Response:
     body = await _body(request)
-    room = _room(request)
+    room = await _room(request)
     token = body.get("host_token")
     if not isinstance(token, str) or not room.is_host(token):
         raise ApiError(403, "bad_token", "only the host may start the game")
     async with room.lock:
         if room.status != OPEN:
             raise ApiError(409, "not_open", "the game has already started")
-        await room.start_game()
+        try:
+            await room.start_game()
+        except StoreError as error:
+            raise ApiError(503, "storage_failed", f"the game could not start: {error}") from None
     return JSONResponse({"v": PROTOCOL_VERSION, "game_id": room.id, "status": room.status})
 
 
 def _finished(room: GameRoom) -> None:
-    if room.status != FINISHED or room.game is None:
+    if room.status != FINISHED:
         raise ApiError(409, "not_finished", "records and replays are shown once the game is over")
 
 
 async def api_record(request: Request) -> Response:
-    room = _room(request)
+    room = await _room(request)
     _finished(room)
-    stored = room.store.load(room.id)
-    text = stored.record if stored is not None and stored.record else room.record_text()
+    if room.record is None:
+        stored = await room.ctx.store.run(Store.load, room.id)
+        room.record = stored.record if stored is not None else None
+    if room.record is None:
+        room.record = await _record_of(room)
     return PlainTextResponse(
-        text,
+        room.record,
         headers={"Content-Disposition": f'attachment; filename="roborally-{room.id}.rec"'},
     )
 
 
+async def _record_of(room: GameRoom) -> str:
+    async with room.lock:
+        text: str = await room._call("record")
+        await room._release_host()
+    return text
+
+
 async def api_replay(request: Request) -> Response:
-    room = _room(request)
+    room = await _room(request)
     _finished(room)
-    return JSONResponse(room.replay_json())
+    return Response(await room.replay_json(), media_type="application/json")
 
 
 async def api_health(request: Request) -> Response:
+    server = _server(request)
     return JSONResponse(
-        {"v": PROTOCOL_VERSION, "ok": True, "games": _server(request).active_count()}
+        {
+            "v": PROTOCOL_VERSION,
+            "ok": True,
+            "games": server.active_count(),
+            "broken_games": len(server.broken),
+            "workers": server.pool.pids(),
+        }
     )
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    log.warning("%s %s: %s: %s", request.method, request.url.path, exc.code, exc.message)
-    return _error(exc.status, exc.code, exc.message)
+    log.warning(
+        "%s %s from %s: %s: %s",
+        request.method,
+        request.url.path,
+        _address(request),
+        exc.code,
+        exc.message,
+    )
+    return _error(exc.status, exc.code, exc.message, exc.retry_after)
 
 
 # ----------------------------------------------------------- WebSocket
 async def _writer(websocket: WebSocket, conn: Connection) -> None:
     try:
         while True:
-            item = await conn.queue.get()
+            await conn.wait()
+            item = conn.next_message()
             if item is None:
                 break
             await websocket.send_text(item)
@@ -556,44 +791,80 @@ async def _writer(websocket: WebSocket, conn: Connection) -> None:
         pass
 
 
+async def _refuse_socket(websocket: WebSocket, code: str, text: str, close: int) -> None:
+    await websocket.send_text(json.dumps(error_message(code, text)))
+    await websocket.close(close)
+
+
+async def _receive(websocket: WebSocket, conn: Connection, hello_seconds: float) -> Any:
+    """The next frame; before ``hello``, only for ``hello_seconds`` after the socket opened."""
+    if conn.hello:
+        return await websocket.receive()
+    left = hello_seconds - (time.monotonic() - conn.opened)
+    try:
+        return await asyncio.wait_for(websocket.receive(), max(0.0, left))
+    except TimeoutError:
+        return None
+
+
 async def game_socket(websocket: WebSocket) -> None:
     server = _server(websocket)
+    address = _address(websocket)
     await websocket.accept()
-    peer = f"{websocket.client.host}:{websocket.client.port}" if websocket.client else "?"
-    room = server.get_room(websocket.path_params["game_id"])
-    if room is None:
-        log.warning("ws %s: unknown game %r", peer, websocket.path_params["game_id"][:40])
-        reason = server.missing(websocket.path_params["game_id"])
-        await websocket.send_text(json.dumps(error_message("unknown_game", reason)))
-        await websocket.close(CLOSE_UNKNOWN_GAME)
+    refusal = server.limits.open_socket(address)
+    if refusal is not None:
+        log.warning("ws from %s refused: %s", address, refusal.code)
+        await _refuse_socket(websocket, refusal.code, refusal.message, CLOSE_TOO_MANY)
         return
-    token = websocket.query_params.get("token")
-    if token is not None and room.seat_for_token(token) is None:
-        log.warning("game %s: ws %s: bad seat token", room.id, peer)
-        room.refused += 1
-        await websocket.send_text(
-            json.dumps(error_message("bad_token", "the token is not valid for this game"))
+    try:
+        await _serve_socket(server, websocket, address)
+    finally:
+        server.limits.close_socket(address)
+
+
+async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) -> None:
+    peer = f"{address}:{websocket.client.port}" if websocket.client else "?"
+    game_id = websocket.path_params["game_id"]
+    if "token" in websocket.query_params:
+        log.warning("ws %s: refused a token in the URL", peer)
+        await _refuse_socket(
+            websocket,
+            "token_in_url",
+            "send the seat token in the 'hello' message, not in the URL (URLs end up in logs)",
+            CLOSE_BAD_REQUEST,
         )
-        await websocket.close(CLOSE_BAD_TOKEN)
         return
-    if len(room.conns) >= MAX_CONNECTIONS_PER_GAME:
-        await websocket.send_text(json.dumps(error_message("server_full", "too many watchers")))
-        await websocket.close(1013)
+    room = await server.get_room(game_id)
+    if room is None:
+        log.warning("ws %s: unknown game %r", peer, game_id[:40])
+        reason = await server.missing(game_id)
+        await _refuse_socket(websocket, "unknown_game", reason, CLOSE_UNKNOWN_GAME)
         return
-    conn = Connection(token, peer)
+    abort: Callable[[], None] | None = websocket.scope.get(ABORT_KEY)
+    conn = Connection(None, peer, address, server.options.send_queue_bytes, abort)
     room.attach(conn)
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
         while not conn.closed:
-            frame = await websocket.receive()
+            frame = await _receive(websocket, conn, server.options.hello_seconds)
+            if frame is None:
+                conn.send(error_message("hello_timeout", "no 'hello' in time; connect again"))
+                conn.close(CLOSE_HELLO_TIMEOUT)
+                break
             if frame["type"] == "websocket.disconnect":
                 break
             text = frame.get("text")
             if text is None:
-                size = len(frame.get("bytes") or b"")
-                code = "too_large" if size > MAX_MESSAGE_BYTES else "bad_json"
-                room.refuse(conn, ProtocolError(code, "send JSON text frames, not binary"), None)
-                continue
+                data = frame.get("bytes") or b""
+                if len(data) > MAX_MESSAGE_BYTES:
+                    error = ProtocolError("too_large", "messages are limited in size")
+                    room.refuse(conn, error, None)
+                    continue
+                try:
+                    text = decode_frame(data)
+                except ProtocolError as error:
+                    room.refuse(conn, error, None)
+                    continue
             await room.handle(conn, text)
     except WebSocketDisconnect:
         pass
@@ -602,6 +873,10 @@ async def game_socket(websocket: WebSocket) -> None:
         conn.close(conn.close_code or 1000)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, timeout=5)
+        if not writer.done():
+            writer.cancel()
+            if conn.abort is not None:
+                conn.abort()
 
 
 # ----------------------------------------------------------------- app
@@ -621,13 +896,17 @@ def ensure_static() -> Path:
 def create_app(
     data_dir: str | Path | None = None, options: ServerOptions | None = None
 ) -> Starlette:
+    """The app. Raises :class:`DataDirInUse` if another server uses the data directory and
+    :class:`DamagedStore` if its database is damaged."""
     server = GameServer(data_dir or default_data_dir(), options)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await server.startup()
-        yield
-        await server.shutdown()
+        try:
+            await server.startup()
+            yield
+        finally:
+            await server.shutdown()
 
     routes = [
         Route("/api/options", api_options),
@@ -657,22 +936,40 @@ def serve(
     port: int = 8000,
     data_dir: str | Path | None = None,
     log_level: str = "info",
+    options: ServerOptions | None = None,
+    trusted_proxies: str | None = None,
 ) -> None:
-    """Run the server with uvicorn until interrupted."""
+    """Run the server with uvicorn until interrupted. ``trusted_proxies`` (addresses, comma
+    separated) may set the client address with ``X-Forwarded-For``; nobody else may."""
     import uvicorn
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
+    os.environ.setdefault("ROBORALLY_LOG_LEVEL", log_level)
+    install_log_redaction()
     directory = Path(data_dir) if data_dir else default_data_dir()
-    app = create_app(directory)
+    app = create_app(directory, options)
+    server: GameServer = app.state.server
+    server.listen_host, server.listen_port = host, port
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     print(f"RoboRally server: http://{shown}:{port}/  (data: {directory})", flush=True)
+    if server.options.public_url:
+        print(f"Invite links use {server.options.public_url}", flush=True)
+    elif host in ("0.0.0.0", "::"):
+        lan = lan_address()
+        if lan is not None:
+            print(f"Players on your network open http://{lan}:{port}/", flush=True)
     uvicorn.run(
         app,
         host=host,
         port=port,
         log_level=log_level,
         ws_max_size=WS_MAX_FRAME,
-        ws="websockets-sansio",
-        access_log=False,  # request URLs carry seat tokens
+        ws=GameWebSocketProtocol,
+        access_log=False,  # no request lines in the log (and tokens never in a URL)
         ws_per_message_deflate=False,
+        proxy_headers=bool(trusted_proxies),
+        forwarded_allow_ips=trusted_proxies or "",
+        limit_concurrency=None,
+        h11_max_incomplete_event_size=16 * 1024,
+        timeout_keep_alive=5,
     )

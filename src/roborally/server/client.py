@@ -72,8 +72,11 @@ class RemotePlayer:
         keep_raw: bool = False,
         ready: bool = True,
         think: float = 0.0,
+        source: str | None = None,
     ) -> None:
-        self.url = ws_url if token is None else f"{ws_url}?token={token}"
+        self.url = ws_url
+        self.token = token  # sent in 'hello', never in the URL
+        self.source = source  # a local address to connect from (tests of per-address limits)
         self.bot = RandomBot(seed)
         self.name = name
         self.act = act
@@ -96,8 +99,13 @@ class RemotePlayer:
     async def run(self, timeout: float = 120.0) -> PlayResult:
         import websockets
 
-        async with websockets.connect(self.url, max_size=None, open_timeout=30) as ws:
+        extra: dict[str, Any] = {}
+        if self.source is not None:
+            extra["local_addr"] = (self.source, 0)
+        async with websockets.connect(self.url, max_size=None, open_timeout=30, **extra) as ws:
             hello: dict[str, Any] = {"type": "hello"}
+            if self.token is not None:
+                hello["token"] = self.token
             if self.name:
                 hello["name"] = self.name
             await self._send(ws, hello)

@@ -18,12 +18,16 @@ MAX_MESSAGE_BYTES = 65_536
 MAX_REF_CHARS = 64
 NAME_MAX = 20
 
-CLIENT_TYPES = ("hello", "ready", "start", "decide", "draft", "sync", "ping")
+CLIENT_TYPES = ("hello", "ready", "start", "decide", "draft", "sync", "ping", "back")
 
 # Close codes (4000-4999 are free for applications).
+CLOSE_BAD_REQUEST = 4400  # a token in the URL
 CLOSE_BAD_TOKEN = 4401
 CLOSE_UNKNOWN_GAME = 4404
-CLOSE_TOO_SLOW = 4408
+CLOSE_TOO_SLOW = 4408  # the client did not read its messages
+CLOSE_REPLACED = 4409  # the same seat connected once too often; the oldest socket goes
+CLOSE_HELLO_TIMEOUT = 4410  # no 'hello' in time
+CLOSE_TOO_MANY = 4429  # too many sockets from one address
 
 
 class ProtocolError(Exception):
@@ -54,13 +58,38 @@ def _ref_of(data: dict[str, Any]) -> str | int | None:
     return None
 
 
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a decoded JSON value holds a string with an unpaired UTF-16 surrogate
+    (``"\\ud800"`` is valid JSON but not text; echoing it back would break the socket)."""
+    if isinstance(value, str):
+        return not value.isascii() and _SURROGATE.search(value) is not None
+    if isinstance(value, list):
+        return any(_lone_surrogate(v) for v in value)
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def decode_frame(data: bytes) -> str:
+    """A binary frame (or a text frame that was not UTF-8) as text, or ``bad_text``."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ProtocolError(
+            "bad_text", f"the message is not valid UTF-8 text (byte {error.start})"
+        ) from None
+
+
 def parse_message(text: str) -> ClientMessage:
-    """Parse and check the envelope of one client message (size, JSON, ``type``, ``v``).
+    """Parse and check the envelope of one client message (size, JSON, text, ``type``, ``v``).
 
     A refused message raises :class:`ProtocolError`; its ``ref`` is set when the message had a
     usable ``id``.
     """
-    if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8")) > MAX_MESSAGE_BYTES:
+    if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
     try:
         data = json.loads(text)
@@ -69,6 +98,12 @@ def parse_message(text: str) -> ClientMessage:
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message is a JSON object")
     ref = _ref_of(data)
+    if _lone_surrogate(data):
+        raise ProtocolError(
+            "bad_text",
+            "the message holds a lone UTF-16 surrogate (such as \\ud800), which is not text",
+            None if _lone_surrogate(ref) else ref,
+        )
     kind = data.get("type")
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "the message has no 'type' string", ref)
@@ -124,11 +159,9 @@ def clean_name(value: Any) -> str:
     return name
 
 
-def to_json_value(value: Any) -> Any:
-    """Engine values (tuples) as JSON values (lists)."""
-    if isinstance(value, tuple | list):
-        return [to_json_value(v) for v in value]
-    return value
+def same_name(a: str, b: str) -> bool:
+    """Whether two player names are the same to a reader (case and spacing aside)."""
+    return _SPACES.sub(" ", a).strip().casefold() == _SPACES.sub(" ", b).strip().casefold()
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -1,9 +1,14 @@
-"""A game room: one game with its seats, connections, bots and timers.
+"""A game room: one game with its seats, connections, deadlines, and its game in a worker.
 
-Every change to a game goes through its room, under the room's lock: a player's ``decide``, a
-bot's answer, an expired timer, auto-play for an absent player. Each change is validated by the
-engine first (an illegal action changes nothing), saved to the store, and then sent to every
-connection as that connection may see it (spec 4.7).
+Every change to a game goes through its room, under the room's lock: a player's ``decide``, an
+expired deadline, auto-play for an absent player, the bots' turns. The engine and the bots run
+in a worker process (:mod:`roborally.server.workers`); the room sends them the change, stores
+the actions that came of it, and only then acknowledges it and sends every connection what it
+may see (spec 4.7). If storing fails, the worker goes back to the stored actions: the game stays
+as it was, in memory and on disk.
+
+The room keeps a mirror of what clients need (events and observations as JSON text, the pending
+decisions), so answering a connection never waits for a worker.
 """
 
 from __future__ import annotations
@@ -11,38 +16,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
-import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from roborally.bots.base import Bot
-from roborally.bots.random_bot import make_bot
-from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
-from roborally.content.record import decode_choice, encode_choice, write_record
 from roborally.engine.board import Grid
-from roborally.engine.decisions import (
-    TIMEOUT,
-    Action,
-    ActionError,
-    Decision,
-    DecisionKind,
-    IllegalActionError,
-    InvalidActionError,
-    NotYourDecisionError,
-)
-from roborally.engine.events import EventKind
-from roborally.engine.game import Game
-from roborally.engine.state import NUM_REGISTERS, GameConfig
-from roborally.engine.view import decision_to_json
+from roborally.engine.state import NUM_REGISTERS
 from roborally.server.boardjson import grid_to_json
+from roborally.server.connection import Connection
+from roborally.server.host import EventOut, HostSpec, PendingOut, Refused, Update, View, dumps
 from roborally.server.protocol import (
     CLOSE_BAD_TOKEN,
-    CLOSE_TOO_SLOW,
+    CLOSE_REPLACED,
     MAX_MESSAGE_BYTES,
     ClientMessage,
     ProtocolError,
@@ -53,141 +42,50 @@ from roborally.server.protocol import (
     field_str,
     message,
     parse_message,
-    to_json_value,
+    same_name,
 )
 from roborally.server.rulesets import PROTOCOL_VERSION, timer_rule
-from roborally.server.store import Store, StoredGame
+from roborally.server.settings import GameSettings, ServerOptions
+from roborally.server.store import AsyncStore, Store, StoredGame, StoreError
+from roborally.server.workers import BOTS, PEOPLE, HostLost, WorkerLost, WorkerPool
 
 log = logging.getLogger("roborally.server")
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
-#: A lobby closed because nobody used it for a long time (it never started; nothing to replay).
+#: A lobby closed because nobody used it for a while (it never started; nothing to replay).
 CLOSED = "closed"
-MAX_QUEUE = 2_000  # outgoing messages a slow client may have waiting before it is dropped
-RATE_PER_SECOND = 50.0
-RATE_BURST = 100.0
-YIELD_EVERY = 16  # automatic actions between two yields to the event loop
+#: A game whose stored actions no longer replay (kept in the store, reported at start).
+BROKEN = "broken"
+RATE_STRIKES = 500  # refusals for rate in a row before the socket is closed
+RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # waits between tries of a failed automatic save
+
+#: What the deadlines are for: the game's own clock (speed mode, the classic sand timer), a
+#: decision or programming without one (an idle seat then goes to auto-play), and the grace
+#: period of a seat without a connection.
+TIMER, DECISION, IDLE, GRACE = "timer", "decision", "idle", "grace"
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, check_circular=False)
+def with_raw(data: dict[str, Any], **raw: str) -> str:
+    """``data`` as JSON text with the ``raw`` fields spliced in as JSON text already made (the
+    worker's observations and events are not decoded and encoded again)."""
+    text = dumps(data)
+    extra = ",".join(f'"{key}":{value}' for key, value in raw.items())
+    if not extra:
+        return text
+    return text[:-1] + ("," if len(text) > 2 else "") + extra + "}"
 
 
 @dataclass
-class GameSettings:
-    """The options a game was created with (stored; the seed stays secret until the end)."""
+class RoomContext:
+    """What every room shares: the settings, the store and the workers."""
 
-    edition: str
-    course: str
-    variants: tuple[str, ...]
-    timer_seconds: float
-    decision_seconds: float
-    grace_seconds: float
-    max_rounds: int
-    seed: int
-    first_player: int | None
-    public: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "edition": self.edition,
-            "course": self.course,
-            "variants": list(self.variants),
-            "timer_seconds": self.timer_seconds,
-            "decision_seconds": self.decision_seconds,
-            "grace_seconds": self.grace_seconds,
-            "max_rounds": self.max_rounds,
-            "seed": self.seed,
-            "first_player": self.first_player,
-            "public": self.public,
-        }
-
-    def public_json(self) -> dict[str, Any]:
-        data = self.to_json()
-        del data["seed"]
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameSettings:
-        return cls(
-            str(data["edition"]),
-            str(data["course"]),
-            tuple(data.get("variants", ())),
-            float(data.get("timer_seconds", 0)),
-            float(data.get("decision_seconds", 0)),
-            float(data.get("grace_seconds", 30)),
-            int(data.get("max_rounds", 0)),
-            int(data["seed"]),
-            data.get("first_player"),
-            bool(data.get("public", True)),
-        )
-
-    def config(self, names: tuple[str, ...]) -> GameConfig:
-        speed = self.edition == "2023" and "speed" in self.variants
-        return GameConfig(
-            find_course(self.course).course,
-            names,
-            seed=self.seed,
-            edition=self.edition,
-            variants=frozenset(self.variants),
-            first_player=self.first_player,
-            max_rounds=self.max_rounds,
-            timer_seconds=round(self.timer_seconds) if speed else 0,
-            damage_deck=damage_deck(),
-        )
-
-
-class Connection:
-    """One WebSocket as a room sees it: its seat, its outgoing queue and its event cursor."""
-
-    def __init__(self, token: str | None = None, peer: str = "?") -> None:
-        self.token = token
-        self.peer = peer
-        self.seat: int | None = None
-        self.hello = False
-        self.cursor = 0
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self.closed = False
-        self.close_code: int | None = None
-        self._tokens = RATE_BURST
-        self._stamp = time.monotonic()
-
-    def send(self, data: dict[str, Any]) -> None:
-        self.send_text(_dumps(data))
-
-    def send_text(self, text: str) -> None:
-        if self.closed:
-            return
-        if self.queue.qsize() >= MAX_QUEUE:
-            log.warning("connection %s: too slow (%d messages waiting)", self.peer, MAX_QUEUE)
-            self.close(CLOSE_TOO_SLOW)
-            return
-        self.queue.put_nowait(text)
-
-    def close(self, code: int = 1000) -> None:
-        """Stop sending; the writer closes the socket with ``code`` after the queued messages."""
-        if not self.closed:
-            self.closed = True
-            self.close_code = code
-            self.queue.put_nowait(None)
-
-    def allow(self) -> bool:
-        """A token bucket: at most ``RATE_PER_SECOND`` messages a second on average."""
-        now = time.monotonic()
-        self._tokens = min(RATE_BURST, self._tokens + (now - self._stamp) * RATE_PER_SECOND)
-        self._stamp = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
-
-    def refund(self) -> None:
-        """An accepted decision costs nothing: a fast bot is paced by the game, not the limit."""
-        self._tokens = min(RATE_BURST, self._tokens + 1)
+    options: ServerOptions
+    store: AsyncStore
+    pool: WorkerPool
 
 
 @dataclass(eq=False)
@@ -201,7 +99,7 @@ class Seat:
     ready: bool = False
     auto: bool = False
     away_since: float | None = None
-    conns: set[Connection] = field(default_factory=set)
+    conns: list[Connection] = field(default_factory=list)  # oldest first
     drafts: dict[str, list[str | None]] = field(default_factory=dict)
 
     @property
@@ -242,25 +140,11 @@ class Seat:
         }
 
 
-def outcome_json(game: Game) -> dict[str, Any] | None:
-    outcome = game.outcome()
-    if outcome is None:
-        return None
-    names = game.config.players
-    return {
-        "termination": outcome.termination.value,
-        "winner": outcome.winner,
-        "winner_name": None if outcome.winner is None else names[outcome.winner],
-        "standings": list(outcome.standings),
-        "result": outcome.result_text(names),
-    }
-
-
-def segments(events: list[dict[str, Any]]) -> list[dict[str, int]]:
-    """Split a list of event JSON at round/register boundaries (protocol 2.3)."""
+def segments(events: list[EventOut]) -> list[dict[str, int]]:
+    """Where the rounds and registers start and end in a list of events (protocol 2.3)."""
     out: list[dict[str, int]] = []
     for index, event in enumerate(events):
-        key = (event["round"], event["register"])
+        key = (event.round, event.register)
         if out and (out[-1]["round"], out[-1]["register"]) == key:
             out[-1]["end"] = index + 1
         else:
@@ -273,7 +157,7 @@ class GameRoom:
 
     def __init__(
         self,
-        store: Store,
+        ctx: RoomContext,
         game_id: str,
         settings: GameSettings,
         seats: list[Seat],
@@ -281,62 +165,81 @@ class GameRoom:
         created: float,
         status: str = OPEN,
     ) -> None:
-        self.store = store
+        self.ctx = ctx
         self.id = game_id
         self.settings = settings
         self.seats = seats
         self.host_hash = host_hash
         self.created = created
         self.status = status
+        self.creator: str | None = None  # the address that created it (per-address limits)
         self.touched = time.time()  # the last join, connection or disconnection (lobby clean-up)
-        self.game: Game | None = None
         self.lock = asyncio.Lock()
         self.conns: set[Connection] = set()
-        self.bots: dict[int, Bot] = {}
         self.deadlines: dict[str, tuple[float, str, int]] = {}
         self.timer_task: asyncio.Task[None] | None = None
-        self.saved = 0
-        self._events_json: list[dict[str, Any]] = []
-        self._grid: dict[str, Any] | None = None
+        self.drive_task: asyncio.Task[None] | None = None
+        self.retry_task: asyncio.Task[None] | None = None
+        self.failures = 0  # automatic saves that failed in a row
         self.timer_rule = timer_rule(settings.edition)
         self.host_seat = next((s.index for s in seats if s.human), None)
         self.refused = 0  # messages refused (for tests and health)
+        # The mirror of the game in its worker (what the store holds).
+        self.saved = 0  # actions stored
+        self.events: list[EventOut] = []
+        self.pending: list[PendingOut] = []
+        self.answered: list[tuple[str, int, Any]] = []
+        self.views: dict[View, str] = {}
+        self.round = 0
+        self.outcome: dict[str, Any] | None = None
+        self.record: str | None = None
+        self.replay_text: str | None = None
+        self.stored_actions: list[tuple[str, int, str]] | None = None  # to rebuild a finished game
+        self._grid: dict[str, Any] | None = None
+
+    @property
+    def store(self) -> Store:
+        """The synchronous store (tests read it directly; the room itself never blocks on it)."""
+        return self.ctx.store.sync
+
+    @property
+    def lane(self) -> str:
+        return PEOPLE if any(s.human for s in self.seats) else BOTS
+
+    @property
+    def game(self) -> Any:
+        """The engine's game when games run in this process (``workers = 0``: tests and
+        embedding); ``None`` otherwise."""
+        host = self.ctx.pool.inline_host(self.id)
+        return None if host is None else host.game
 
     # ------------------------------------------------------------ building
     @classmethod
-    def from_stored(cls, store: Store, stored: StoredGame) -> GameRoom:
-        """Rebuild a room from the store, replaying the saved actions (the engine is exact)."""
+    def from_stored(cls, ctx: RoomContext, stored: StoredGame) -> GameRoom:
+        """A room for a stored game; :meth:`resume` (running) or :meth:`load` (finished)
+        rebuild its game in a worker."""
         settings = GameSettings.from_json(stored.settings)
         seats = [Seat.from_stored(i, s) for i, s in enumerate(stored.seats)]
-        room = cls(store, stored.id, settings, seats, stored.host_hash, stored.created)
+        room = cls(ctx, stored.id, settings, seats, stored.host_hash, stored.created)
         room.status = stored.status
         room.touched = stored.updated or stored.created
+        room.record = stored.record
+        room.stored_actions = stored.actions
         if stored.status in (RUNNING, FINISHED):
-            game = Game(settings.config(tuple(s.name for s in seats)))
-            for number, (decision_id, seat, text) in enumerate(stored.actions):
-                decision = next((d for d in game.pending_decisions() if d.id == decision_id), None)
-                if decision is None or decision.seat != seat:
-                    raise ValueError(
-                        f"game {stored.id}: action {number} ({decision_id}) is not pending"
-                    )
-                game.apply(Action(decision_id, seat, decode_choice(decision, text.split())))
-            room.game = game
-            room.saved = len(game.actions)
-            room._make_bots()
             now = time.time()
             for s in seats:
                 if s.human:
                     s.away_since = now
-            if game.is_over():
-                room.status = FINISHED
         return room
 
-    def _make_bots(self) -> None:
-        for seat in self.seats:
-            if not seat.human:
-                self.bots[seat.index] = make_bot(
-                    seat.bot_kind or "random", self.settings.seed * 101 + seat.index
-                )
+    def _spec(self, actions: list[tuple[str, int, str]]) -> HostSpec:
+        return HostSpec(
+            self.id,
+            self.settings.to_json(),
+            tuple(s.name for s in self.seats),
+            {s.index: s.bot_kind or "random" for s in self.seats if not s.human},
+            actions,
+        )
 
     # ------------------------------------------------------------- queries
     def seat_for_token(self, token: str) -> int | None:
@@ -351,13 +254,10 @@ class GameRoom:
 
     def board(self) -> dict[str, Any]:
         if self._grid is None:
-            if self.game is not None:
-                grid = self.game.state.grid
-            else:
-                grid = Grid(
-                    find_course(self.settings.course).course,
-                    reboot_tokens="dynamic_archiving" not in self.settings.variants,
-                )
+            grid = Grid(
+                find_course(self.settings.course).course,
+                reboot_tokens="dynamic_archiving" not in self.settings.variants,
+            )
             self._grid = grid_to_json(grid)
         return self._grid
 
@@ -366,9 +266,14 @@ class GameRoom:
         host holds its seat's link from the start; a joiner must not take it first)."""
         return [s for s in self.seats if s.human and not s.taken and s.index != self.host_seat]
 
+    def name_taken(self, name: str, seat: int | None = None) -> bool:
+        """Whether another seat than ``seat`` has this name (case and spacing aside)."""
+        return any(same_name(s.name, name) for s in self.seats if s.index != seat)
+
+    def public_settings(self) -> dict[str, Any]:
+        return self.settings.public_json(reveal=self.status == FINISHED)
+
     def summary(self, base_url: str = "") -> dict[str, Any]:
-        game = self.game
-        outcome = outcome_json(game) if game is not None else None
         return {
             "game_id": self.id,
             "status": self.status,
@@ -378,83 +283,68 @@ class GameRoom:
             "variants": list(self.settings.variants),
             "timer_seconds": self.settings.timer_seconds,
             "max_rounds": self.settings.max_rounds,
-            "round": game.state.round if game is not None else 0,
+            "round": self.round,
             "public": self.settings.public,
             "seats": [s.public() for s in self.seats],
             "free_seats": [s.index for s in self.joinable()],
             "spectators": sum(1 for c in self.conns if c.hello and c.seat is None),
-            "result": outcome["result"] if outcome else None,
+            "result": self.outcome["result"] if self.outcome else None,
+            "seed_commitment": self.settings.commitment,
+            "seed": self.public_settings()["seed"],
             "spectator_url": f"{base_url}/?game={self.id}",
         }
 
-    def event_json(self, index: int, viewer: int | None) -> dict[str, Any]:
-        """Event ``index`` as ``viewer`` may see it (the engine knows what is secret: a
-        face-down Haywire is its owner's)."""
-        assert self.game is not None
-        events = self.game.events
-        while len(self._events_json) <= index:
-            i = len(self._events_json)
-            data = events[i].to_json()
-            data["i"] = i
-            self._events_json.append(data)
-        event = events[index]
-        if event.seen_by(viewer) is not event:
-            data = event.seen_by(viewer).to_json()
-            data["i"] = index
-            return data
-        return self._events_json[index]
+    def spectator_count(self) -> int:
+        return sum(1 for c in self.conns if c.seat is None)
 
-    def events_message(self, first: int, end: int, viewer: int | None) -> dict[str, Any]:
-        events = [self.event_json(i, viewer) for i in range(first, end)]
-        return message("events", first=first, next=end, events=events, segments=segments(events))
+    # ------------------------------------------------------------ messages
+    def events_text(self, first: int, end: int, viewer: View) -> str:
+        chosen = self.events[first:end]
+        items = [e.private[viewer] if e.private and viewer in e.private else e.text for e in chosen]
+        head = message("events", first=first, next=end, segments=segments(chosen))
+        return with_raw(head, events="[" + ",".join(items) + "]")
 
-    def state_message(self, seat: int | None) -> dict[str, Any]:
-        game = self.game
+    def state_text(self, seat: View) -> str:
         pending: list[dict[str, Any]] = []
         submitted: list[dict[str, Any]] = []
-        if game is not None and seat is not None:
-            for decision in game.pending_decisions(seat):
-                entry = decision_to_json(decision)
-                deadline = self.deadlines.get(decision.id)
-                entry["deadline"] = deadline[0] if deadline else None
-                pending.append(entry)
+        if seat is not None:
+            for decision in self.pending:
+                if decision.seat == seat:
+                    deadline = self.deadlines.get(decision.id)
+                    pending.append(decision.data | {"deadline": deadline[0] if deadline else None})
             submitted = [
-                {"decision_id": a.decision_id, "choice": to_json_value(a.choice)}
-                for a in game.state.answers.values()
-                if a.seat == seat
+                {"decision_id": decision_id, "choice": choice}
+                for decision_id, owner, choice in self.answered
+                if owner == seat
             ]
-        timers = [
-            {
-                "seat": s,
-                "decision_id": None if reason == "grace" else key,
-                "kind": self._decision_kind(key) if reason != "grace" else None,
-                "deadline": at,
-                "reason": reason,
-            }
-            for key, (at, reason, s) in sorted(self.deadlines.items(), key=lambda kv: kv[1][0])
-        ]
-        return message(
+        head = message(
             "state",
             game_id=self.id,
             status=self.status,
             seat=seat,
             server_time=time.time(),
-            event_count=len(game.events) if game is not None else 0,
+            event_count=len(self.events),
             seats=[s.public() for s in self.seats],
-            observation=game.observation(seat) if game is not None else None,
             pending=pending,
             submitted=submitted,
-            timers=timers,
-            outcome=outcome_json(game) if game is not None else None,
+            timers=self._timers_json(),
+            outcome=self.outcome,
         )
+        observation = self.views.get(seat)
+        return with_raw(head, observation=observation if observation is not None else "null")
 
-    def _decision_kind(self, decision_id: str) -> str | None:
-        if self.game is None:
-            return None
-        for decision in self.game.pending_decisions():
-            if decision.id == decision_id:
-                return decision.kind.value
-        return None
+    def _timers_json(self) -> list[dict[str, Any]]:
+        kinds = {d.id: d.kind for d in self.pending}
+        return [
+            {
+                "seat": s,
+                "decision_id": None if reason == GRACE else key,
+                "kind": None if reason == GRACE else kinds.get(key),
+                "deadline": at,
+                "reason": reason,
+            }
+            for key, (at, reason, s) in sorted(self.deadlines.items(), key=lambda kv: kv[1][0])
+        ]
 
     def welcome_message(self, conn: Connection) -> dict[str, Any]:
         seat = None if conn.seat is None else self.seats[conn.seat]
@@ -468,62 +358,203 @@ class GameRoom:
             host=seat is not None and seat.index == self.host_seat,
             server_time=time.time(),
             limits={"message_bytes": MAX_MESSAGE_BYTES},
-            settings=self.settings.public_json(),
+            settings=self.public_settings(),
             board=self.board(),
         )
 
     def game_over_message(self) -> dict[str, Any]:
-        assert self.game is not None
         return message(
             "game_over",
             game_id=self.id,
-            outcome=outcome_json(self.game),
+            outcome=self.outcome,
+            seed=self.public_settings()["seed"],
+            seed_commitment=self.settings.commitment,
             record_url=f"/api/games/{self.id}/record",
             replay_url=f"/api/games/{self.id}/replay",
         )
 
-    def record_text(self) -> str:
-        assert self.game is not None
-        return write_record(self.game, self.settings.course)
-
-    def replay_json(self) -> dict[str, Any]:
-        """Events, actions and public frames of a finished game (protocol 1.8)."""
-        assert self.game is not None
-        game = self.game
-        fresh = Game(game.config)
-        frames = [{"action": 0, "event": len(fresh.events), "observation": fresh.observation(None)}]
-        actions = []
-        for number, action in enumerate(game.actions):
-            fresh.apply(action)
-            actions.append(
-                {
-                    "n": number,
-                    "decision_id": action.decision_id,
-                    "seat": action.seat,
-                    "choice": to_json_value(action.choice),
-                }
-            )
-            frames.append(
-                {
-                    "action": number + 1,
-                    "event": len(fresh.events),
-                    "observation": fresh.observation(None),
-                }
-            )
-        return {
-            "v": PROTOCOL_VERSION,
-            "game_id": self.id,
-            "settings": self.settings.to_json(),
-            "seats": [
+    async def replay_json(self) -> str:
+        """Events, actions and public frames of a finished game (protocol 1.8), as JSON text
+        (built in a worker, then kept)."""
+        if self.replay_text is None:
+            async with self.lock:
+                parts: dict[str, str] = await self._call("replay")
+                await self._release_host()
+            seats = [
                 {"seat": s.index, "name": s.name, "kind": s.kind, "bot": s.bot_kind}
                 for s in self.seats
-            ],
-            "board": self.board(),
-            "events": [self.event_json(i, None) for i in range(len(game.events))],
-            "actions": actions,
-            "frames": frames,
-            "outcome": outcome_json(game),
-        }
+            ]
+            head = {
+                "v": PROTOCOL_VERSION,
+                "game_id": self.id,
+                "settings": self.public_settings(),
+                "seats": seats,
+                "board": self.board(),
+                "outcome": self.outcome,
+            }
+            self.replay_text = with_raw(head, **parts)
+        return self.replay_text
+
+    # ------------------------------------------------------- the worker
+    def _views(self) -> list[View]:
+        """The views some connection watches (their observations come with every update)."""
+        return sorted({c.seat for c in self.conns if c.hello}, key=lambda v: -1 if v is None else v)
+
+    def _auto(self) -> list[int]:
+        return [s.index for s in self.seats if s.human and s.auto]
+
+    async def _open_host(self) -> None:
+        """Build the game in a worker from the stored actions (the store is the truth)."""
+        if self.stored_actions is None:
+            stored = await self.ctx.store.run(Store.load, self.id)
+            self.stored_actions = [] if stored is None else stored.actions
+        update: Update = await self.ctx.pool.open(
+            self.id, self.lane, self._spec(self.stored_actions), self._views()
+        )
+        self.stored_actions = None
+        self._absorb(update)
+
+    async def _call(self, op: str, *args: Any) -> Any:
+        """Call the game's host; a lost worker is replaced and the game rebuilt, once."""
+        for attempt in (1, 2):
+            if not self.ctx.pool.holds(self.id):
+                await self._open_host()
+            try:
+                return await self.ctx.pool.call(self.id, op, *args)
+            except (HostLost, WorkerLost):
+                if attempt == 2:
+                    raise
+                log.warning("game %s: its worker was lost; rebuilding the game", self.id)
+        raise AssertionError("unreachable")
+
+    async def _release_host(self) -> None:
+        """A finished game needs no worker: its mirror answers everyone, with every seat's
+        observation fetched once before the worker forgets the game."""
+        if self.status != FINISHED or not self.ctx.pool.holds(self.id):
+            return
+        missing = [v for v in [None, *range(len(self.seats))] if v not in self.views]
+        if missing:
+            self.views.update(await self.ctx.pool.call(self.id, "views", missing))
+        await self.ctx.pool.close(self.id)
+
+    async def load(self) -> None:
+        """A finished game from the store: rebuild it once in a worker for its events and
+        observations."""
+        async with self.lock:
+            await self._open_host()
+            await self._release_host()
+
+    def _absorb(self, update: Update) -> None:
+        """Take what the worker reports into the mirror (events it had sent already are
+        skipped: a rebuilt game reports everything again)."""
+        for offset, event in enumerate(update.events):
+            index = update.first_event + offset
+            if index == len(self.events):
+                self.events.append(event)
+        self.saved = max(self.saved, update.first_action + len(update.actions))
+        self.pending = update.pending
+        self.answered = update.answered
+        self.views = dict(update.views)
+        self.round = update.round
+        if update.outcome is not None:
+            self.outcome = update.outcome
+        if update.record is not None:
+            self.record = update.record
+
+    async def _change(
+        self, op: str, *args: Any, stored: Callable[[], None] | None = None
+    ) -> Update:
+        """Run a change in the worker, store what it did, and only then make it visible
+        (``stored`` runs first: the acknowledgement comes before the state it caused).
+
+        If storing fails, the worker goes back to the stored actions and :class:`StoreError`
+        is raised: nothing changed, in memory or on disk."""
+        update: Update = await self._call(op, *args)
+        new = [
+            row
+            for offset, row in enumerate(update.actions)
+            if update.first_action + offset >= self.saved
+        ]
+        finishing = update.outcome is not None and self.status == RUNNING
+        try:
+            if new or finishing:
+                await self.ctx.store.run(
+                    Store.append_actions,
+                    self.id,
+                    self.saved,
+                    new,
+                    status=FINISHED if finishing else None,
+                    result=update.outcome["result"] if finishing and update.outcome else None,
+                    record=update.record if finishing else None,
+                )
+        except StoreError as error:
+            log.error("game %s: could not save %d action(s): %s", self.id, len(new), error)
+            rolled: Update = await self._call("rollback", self.saved, self._views())
+            self._absorb(rolled)
+            raise
+        self._absorb(update)
+        self.failures = 0
+        if stored is not None:
+            stored()
+        if finishing:
+            self.status = FINISHED
+            log.info("game %s: over: %s", self.id, self.outcome and self.outcome["result"])
+        self._after_change(finishing)
+        if update.more:
+            self._schedule_drive()
+        elif finishing:
+            await self._release_host()
+        return update
+
+    async def _automatic(self, op: str, *args: Any) -> bool:
+        """A change nobody waits for (bots, deadlines): a failed save is tried again later.
+        Whether it was made (and everyone told)."""
+        try:
+            await self._change(op, *args)
+        except StoreError:
+            self._retry_later()
+            return False
+        return True
+
+    def _retry_later(self) -> None:
+        wait = RETRY_SECONDS[min(self.failures, len(RETRY_SECONDS) - 1)]
+        self.failures += 1
+        log.warning("game %s: trying the save again in %g s", self.id, wait)
+
+        async def retry() -> None:
+            await asyncio.sleep(wait)
+            async with self.lock:
+                if self.status == RUNNING:
+                    await self._automatic("drive", self._auto(), self._views(), self._slice())
+                    self._reschedule()
+
+        self.retry_task = asyncio.get_running_loop().create_task(retry())
+
+    def _slice(self) -> float:
+        return self.ctx.options.slice_seconds
+
+    def _schedule_drive(self) -> None:
+        """The bots have more to do: go on in a task that takes the lock slice by slice, so
+        the room's connections are served in between."""
+        if self.drive_task is not None and not self.drive_task.done():
+            return
+
+        async def drive() -> None:
+            await asyncio.sleep(0)
+            async with self.lock:
+                if self.status != RUNNING:
+                    return
+                self.drive_task = None
+                await self._automatic("drive", self._auto(), self._views(), self._slice())
+
+        self.drive_task = asyncio.get_running_loop().create_task(drive())
+
+    async def _refresh_view(self, view: View) -> None:
+        """Fetch an observation nobody watched until now (a new connection's)."""
+        if view in self.views or self.status == OPEN:
+            return
+        self.views.update(await self._call("views", [view]))
+        await self._release_host()
 
     # ------------------------------------------------------- connections
     def attach(self, conn: Connection) -> None:
@@ -537,7 +568,8 @@ class GameRoom:
             if conn.seat is None or not conn.hello:
                 return
             seat = self.seats[conn.seat]
-            seat.conns.discard(conn)
+            if conn in seat.conns:
+                seat.conns.remove(conn)
             if not seat.conns:
                 seat.away_since = time.time()
                 if self.status == OPEN:
@@ -547,13 +579,15 @@ class GameRoom:
             self._broadcast()
 
     async def handle(self, conn: Connection, text: str) -> None:
-        """Handle one text frame from a client; refusals get an ``error`` reply and a log line."""
+        """Handle one text frame from a client; refusals get an ``error`` reply that carries
+        the client's ``id`` as ``ref``, and a log line."""
         kind: str | None = None
+        ref: str | int | None = None
         try:
-            if not conn.allow():
-                raise ProtocolError("rate_limited", "too many messages; slow down")
             msg = parse_message(text)
-            kind = msg.type
+            kind, ref = msg.type, msg.ref
+            if not conn.allow():
+                raise ProtocolError("rate_limited", "too many messages; slow down", ref)
             if msg.type == "ping":
                 conn.send(
                     message("pong", t=msg.data.get("t"), server_time=time.time(), ref=msg.ref)
@@ -565,12 +599,15 @@ class GameRoom:
                 await self._dispatch(conn, msg)
             if msg.type == "decide":
                 conn.refund()
+            conn.strikes = 0
         except ProtocolError as error:
+            if error.ref is None:
+                error.ref = ref
             self.refuse(conn, error, kind)
         except Exception:  # a server bug: say so, keep the socket and the room
             log.exception("game %s: internal error on %s", self.id, kind)
             conn.send(
-                error_message("internal_error", "the server failed on this message", None, kind)
+                error_message("internal_error", "the server failed on this message", ref, kind)
             )
 
     def refuse(self, conn: Connection, error: ProtocolError, kind: str | None) -> None:
@@ -587,6 +624,13 @@ class GameRoom:
         conn.send(error_message(error.code, error.message, error.ref, kind))
         if error.code == "bad_token":
             conn.close(CLOSE_BAD_TOKEN)
+        elif error.code == "rate_limited":
+            conn.strikes += 1
+            if conn.strikes >= RATE_STRIKES:
+                log.warning(
+                    "connection %s: closed after %d refusals for rate", conn.peer, conn.strikes
+                )
+                conn.close(1008)
 
     async def _dispatch(self, conn: Connection, msg: ClientMessage) -> None:
         try:
@@ -594,7 +638,7 @@ class GameRoom:
                 await self._hello(conn, msg)
             elif msg.type == "sync":
                 since = field_index(msg.data, "since")
-                self._send_update(conn, since)
+                await self._send_update(conn, since)
             elif msg.type == "ready":
                 await self._ready(conn, msg)
             elif msg.type == "start":
@@ -603,60 +647,90 @@ class GameRoom:
                 await self._decide(conn, msg)
             elif msg.type == "draft":
                 self._draft(conn, msg)
+            elif msg.type == "back":
+                self._back(conn, msg)
         except ProtocolError as error:
             if error.ref is None:
                 error.ref = msg.ref
             raise
+        except Refused as refusal:
+            raise ProtocolError(refusal.code, refusal.message, msg.ref) from None
+        except StoreError:
+            raise ProtocolError(
+                "storage_failed",
+                "the server could not save this, so nothing changed; try again in a moment",
+                msg.ref,
+            ) from None
 
-    def _send_update(self, conn: Connection, since: int | None) -> None:
+    async def _send_update(self, conn: Connection, since: int | None) -> None:
         """Events from ``since`` (or the connection's cursor) and the state, to one connection."""
-        total = len(self.game.events) if self.game is not None else 0
+        total = len(self.events)
         first = conn.cursor if since is None else min(since, total)
         if first < total:
-            conn.send(self.events_message(first, total, conn.seat))
+            conn.send_text(self.events_text(first, total, conn.seat))
         conn.cursor = total
-        conn.send(self.state_message(conn.seat))
+        await self._refresh_view(conn.seat)
+        conn.send_text(self.state_text(conn.seat))
 
     async def _hello(self, conn: Connection, msg: ClientMessage) -> None:
         if conn.hello:
             raise ProtocolError("out_of_phase", "'hello' was already sent")
-        token = conn.token
-        if token is None and msg.data.get("token") is not None:
-            token = msg.data["token"]
-            if not isinstance(token, str) or len(token) > 200:
-                raise ProtocolError("bad_token", "the token is not valid for this game")
+        token = msg.data.get("token")
         seat_index = None
         if token is not None:
+            if not isinstance(token, str) or len(token) > 200:
+                raise ProtocolError("bad_token", "the token is not valid for this game")
             seat_index = self.seat_for_token(token)
             if seat_index is None:
                 raise ProtocolError("bad_token", "the token is not valid for this game")
+        elif sum(1 for c in self.conns if c.hello and c.seat is None) >= (
+            self.ctx.options.spectators_per_game
+        ):
+            conn.close(1013)
+            raise ProtocolError(
+                "server_full", "this game has as many spectators as it can take; try later"
+            )
         name = None
         if msg.data.get("name") is not None and seat_index is not None and self.status == OPEN:
             name = clean_name(msg.data["name"])
+            if self.name_taken(name, seat_index):
+                raise ProtocolError("name_taken", f"another player in this game is called {name}")
         since = field_index(msg.data, "since")
+        seat = None if seat_index is None else self.seats[seat_index]
+        if seat is not None:
+            dirty = not seat.taken or (name is not None and name != seat.name)
+            if dirty:  # saved first: a seat is taken only if the store says so
+                before = (seat.taken, seat.name)
+                seat.taken, seat.name = True, name or seat.name
+                try:
+                    await self._save_seats()
+                except StoreError:
+                    seat.taken, seat.name = before
+                    raise
         # Accepted: from here on the room changes.
         conn.hello = True
         conn.seat = seat_index
-        total = len(self.game.events) if self.game is not None else 0
+        total = len(self.events)
         conn.cursor = total if since is None else min(since, total)
-        if seat_index is not None:
-            seat = self.seats[seat_index]
-            seat.conns.add(conn)
+        if seat is not None:
+            seat.conns.append(conn)
             seat.away_since = None
-            dirty = not seat.taken or (name is not None and name != seat.name)
-            seat.taken = True
-            if name is not None:
-                seat.name = name
+            while len(seat.conns) > self.ctx.options.connections_per_seat:
+                oldest = seat.conns.pop(0)
+                oldest.send(error_message("replaced", "this seat was opened somewhere else"))
+                oldest.close(CLOSE_REPLACED)
             if seat.auto:
                 seat.auto = False
-                log.info("game %s: seat %d taken back from auto-play", self.id, seat_index)
-            if dirty:
-                self._save_seats()
+                log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
+        await self._refresh_view(conn.seat)
         conn.send(self.welcome_message(conn))
         self._reschedule()
         self._broadcast()
         if self.status == FINISHED:
             conn.send(self.game_over_message())
+
+    async def _save_seats(self) -> None:
+        await self.ctx.store.run(Store.update_game, self.id, seats=[s.stored() for s in self.seats])
 
     async def _ready(self, conn: Connection, msg: ClientMessage) -> None:
         seat = self._own_seat(conn)
@@ -675,20 +749,29 @@ class GameRoom:
             raise ProtocolError("out_of_phase", "the game has already started")
         if seat.index != self.host_seat:
             raise ProtocolError("not_host", "only the host seat may start the game")
-        conn.send(message("ack", ref=msg.ref, **{"for": "start"}))
         await self.start_game()
+        conn.send(message("ack", ref=msg.ref, **{"for": "start"}))
+
+    def _back(self, conn: Connection, msg: ClientMessage) -> None:
+        seat = self._own_seat(conn)
+        if seat.auto:
+            seat.auto = False
+            log.info("game %s: seat %d is back from auto-play", self.id, seat.index)
+        conn.send(message("ack", ref=msg.ref, **{"for": "back"}))
+        self._reschedule()
+        self._broadcast()
 
     def _own_seat(self, conn: Connection) -> Seat:
         if conn.seat is None:
             raise ProtocolError("not_a_player", "spectators cannot act")
         return self.seats[conn.seat]
 
-    def _pending_for(self, conn: Connection, decision_id: str) -> Decision:
+    def _pending_for(self, conn: Connection, decision_id: str) -> PendingOut:
         if self.status == OPEN:
             raise ProtocolError("out_of_phase", "the game has not started")
-        if self.status == FINISHED or self.game is None or self.game.is_over():
+        if self.status != RUNNING:
             raise ProtocolError("out_of_phase", "the game is over")
-        decision = next((d for d in self.game.pending_decisions() if d.id == decision_id), None)
+        decision = next((d for d in self.pending if d.id == decision_id), None)
         if decision is None:
             raise ProtocolError(
                 "not_pending", f"the game does not wait for decision {decision_id!r}"
@@ -700,23 +783,36 @@ class GameRoom:
         return decision
 
     async def _decide(self, conn: Connection, msg: ClientMessage) -> None:
-        self._own_seat(conn)
+        seat = self._own_seat(conn)
         decision_id = field_str(msg.data, "decision_id", max_len=100)
         if "choice" not in msg.data:
             raise ProtocolError("bad_message", "'decide' needs a 'choice'")
         decision = self._pending_for(conn, decision_id)
-        choice = self._check(decision, msg.data["choice"])
-        self._apply(Action(decision.id, decision.seat, choice))
-        self._persist()  # saved before it is acknowledged
-        conn.send(message("ack", ref=msg.ref, decision_id=decision.id, **{"for": "decide"}))
-        await self._drive()
-        self._after_change()
+        if seat.auto:
+            raise ProtocolError(
+                "auto_play", "the game plays this seat for you; send 'back' to take it back"
+            )
+
+        def acknowledge() -> None:  # saved before it is acknowledged
+            seat.drafts.pop(decision.id, None)
+            conn.send(message("ack", ref=msg.ref, decision_id=decision.id, **{"for": "decide"}))
+
+        await self._change(
+            "decide",
+            decision.id,
+            decision.seat,
+            msg.data["choice"],
+            self._auto(),
+            self._views(),
+            self._slice(),
+            stored=acknowledge,
+        )
 
     def _draft(self, conn: Connection, msg: ClientMessage) -> None:
         seat = self._own_seat(conn)
         decision_id = field_str(msg.data, "decision_id", max_len=100)
         decision = self._pending_for(conn, decision_id)
-        if decision.kind is not DecisionKind.PROGRAM:
+        if decision.kind != "program":
             raise ProtocolError("invalid_action", "only a program decision takes a draft")
         program = msg.data.get("program")
         if not isinstance(program, list) or len(program) != NUM_REGISTERS:
@@ -729,10 +825,11 @@ class GameRoom:
                 cleaned.append(entry.strip().lower())
             else:
                 raise ProtocolError("invalid_action", f"{entry!r} is not a card name")
-        locked = decision.info["locked"]
+        info = decision.data["info"]
+        locked = info["locked"]
         if any(c is not None and i + 1 in locked for i, c in enumerate(cleaned)):
             raise ProtocolError("illegal_action", "a locked register cannot be programmed")
-        have = Counter(decision.info["hand"])
+        have = Counter(info["hand"])
         for name, count in Counter(c for c in cleaned if c is not None).items():
             if have[name] < count:
                 raise ProtocolError(
@@ -742,146 +839,43 @@ class GameRoom:
         seat.drafts = {decision.id: cleaned}
         conn.send(message("ack", ref=msg.ref, decision_id=decision.id, **{"for": "draft"}))
 
-    def _check(self, decision: Decision, choice: Any) -> Any:
-        assert self.game is not None
-        try:
-            return self.game.check(Action(decision.id, decision.seat, choice))
-        except InvalidActionError as error:
-            raise ProtocolError("invalid_action", str(error)) from None
-        except NotYourDecisionError as error:
-            raise ProtocolError("not_your_decision", str(error)) from None
-        except (IllegalActionError, ActionError) as error:
-            raise ProtocolError("illegal_action", str(error)) from None
-        except Exception as error:  # a malformed choice the engine did not foresee
-            log.exception("game %s: unexpected error checking %s", self.id, decision.id)
-            raise ProtocolError("invalid_action", f"malformed choice ({error})") from None
-
     # ---------------------------------------------------------- changes
     async def start_game(self) -> None:
         """Start the game (the lock is held, or the room is not shared yet)."""
         if self.status != OPEN:
             return
-        self.game = Game(self.settings.config(tuple(s.name for s in self.seats)))
-        self.status = RUNNING
-        self._grid = None
-        self._make_bots()
         now = time.time()
+        await self.ctx.store.run(
+            Store.update_game, self.id, status=RUNNING, seats=[s.stored() for s in self.seats]
+        )
+        self.status = RUNNING
         for seat in self.seats:
             if seat.human and not seat.conns:
                 seat.away_since = now
-        self.store.update_game(self.id, status=RUNNING, seats=[s.stored() for s in self.seats])
         log.info("game %s: started (%s, %d seats)", self.id, self.settings.course, len(self.seats))
         # Everyone connected in the lobby gets the whole game from its first event.
         for conn in self.conns:
             conn.cursor = 0
-        await self._drive()
-        self._after_change()
+        self.stored_actions = []
+        await self._open_host()
+        if not await self._automatic("drive", self._auto(), self._views(), self._slice()):
+            self._after_change(False)
 
-    def _apply(self, action: Action) -> None:
-        assert self.game is not None
-        self.game.apply(action)
-        self.seats[action.seat].drafts.pop(action.decision_id, None)
-
-    def _automatic(self, seat: int) -> bool:
-        s = self.seats[seat]
-        return not s.human or s.auto
-
-    def _fallback(self, decision: Decision) -> Any:
-        """What happens when time runs out or the player is absent: the decision's default,
-        except that a drafted program keeps its cards (empty registers filled at random)."""
-        draft = self.seats[decision.seat].drafts.get(decision.id)
-        if decision.kind is not DecisionKind.PROGRAM or not draft or not any(draft):
-            return TIMEOUT
-        rest = Counter(decision.info["hand"])
-        rest.subtract(c for c in draft if c is not None)
-        pool = sorted(rest.elements())
-        random.Random(f"{self.settings.seed}/{decision.id}").shuffle(pool)
-        locked = decision.info["locked"]
-        program = [
-            card if card is not None else (None if i + 1 in locked or not pool else pool.pop())
-            for i, card in enumerate(draft)
-        ]
-        try:
-            return self._check(decision, program)
-        except ProtocolError:
-            return TIMEOUT
-
-    def _bot_choice(self, decision: Decision) -> Any:
-        assert self.game is not None
-        bot = self.bots.get(decision.seat)
-        if bot is None:
-            return self._fallback(decision)
-        try:
-            choice = bot.choose(self.game.observation(decision.seat), decision)
-            return self._check(decision, choice)
-        except Exception as error:
-            log.error(
-                "game %s: bot of seat %d failed on %s: %s",
-                self.id,
-                decision.seat,
-                decision.id,
-                error,
-            )
-            return TIMEOUT
-
-    async def _drive(self) -> None:
-        """Let bots and auto-played seats answer until a human must decide or the game ends."""
-        game = self.game
-        steps = 0
-        while game is not None and not game.is_over():
-            decision = next((d for d in game.pending_decisions() if self._automatic(d.seat)), None)
-            if decision is None:
-                break
-            if self.seats[decision.seat].human:
-                choice = self._fallback(decision)
-            else:
-                choice = self._bot_choice(decision)
-            self._apply(Action(decision.id, decision.seat, choice))
-            steps += 1
-            if steps % YIELD_EVERY == 0:
-                await asyncio.sleep(0)
-
-    def _after_change(self) -> None:
-        """Save the new actions, finish the game if it is over, reset timers and tell everyone."""
-        self._persist()
-        finished = False
-        if self.game is not None and self.game.is_over() and self.status == RUNNING:
-            self.status = FINISHED
-            finished = True
-            outcome = outcome_json(self.game)
-            self.store.update_game(
-                self.id,
-                status=FINISHED,
-                result=outcome["result"] if outcome else "",
-                record=self.record_text(),
-            )
-            log.info("game %s: over: %s", self.id, outcome["result"] if outcome else "?")
+    def _after_change(self, finished: bool) -> None:
+        """Reset the deadlines and tell everyone; a finished game says so."""
         self._reschedule()
         self._broadcast()
         if finished:
-            text = _dumps(self.game_over_message())
+            text = dumps(self.game_over_message())
             for conn in self.conns:
                 if conn.hello:
                     conn.send_text(text)
 
-    def _persist(self) -> None:
-        if self.game is None or self.saved >= len(self.game.actions):
-            return
-        rows = [
-            (a.decision_id, a.seat, encode_choice(a.choice))
-            for a in self.game.actions[self.saved :]
-        ]
-        self.store.append_actions(self.id, self.saved, rows)
-        self.saved = len(self.game.actions)
-
-    def _save_seats(self) -> None:
-        self.store.update_game(self.id, seats=[s.stored() for s in self.seats])
-
     def _broadcast(self) -> None:
         """Send every connection the events it has not seen, then the state as it may see it."""
-        total = len(self.game.events) if self.game is not None else 0
-        states: dict[int | None, str] = {}
-        events: dict[tuple[int, int | None], str] = {}
+        total = len(self.events)
+        states: dict[View, str] = {}
+        events: dict[tuple[int, View], str] = {}
         private: dict[int, bool] = {}
         for conn in list(self.conns):
             if not conn.hello or conn.closed:
@@ -889,24 +883,15 @@ class GameRoom:
             first = conn.cursor
             if first < total:
                 if first not in private:
-                    private[first] = self._any_private(first, total)
+                    private[first] = any(e.private for e in self.events[first:total])
                 key = (first, conn.seat if private[first] else None)
                 if key not in events:
-                    events[key] = _dumps(self.events_message(first, total, key[1]))
+                    events[key] = self.events_text(first, total, key[1])
                 conn.send_text(events[key])
                 conn.cursor = total
             if conn.seat not in states:
-                states[conn.seat] = _dumps(self.state_message(conn.seat))
+                states[conn.seat] = self.state_text(conn.seat)
             conn.send_text(states[conn.seat])
-
-    def _any_private(self, first: int, end: int) -> bool:
-        """Whether events ``first:end`` hold something only some seats may see."""
-        assert self.game is not None
-        events = self.game.events
-        return any(
-            events[i].kind is EventKind.DAMAGED and "to register" in (events[i].cause or "")
-            for i in range(first, end)
-        )
 
     # ------------------------------------------------------------ timers
     def _reschedule(self) -> None:
@@ -914,37 +899,30 @@ class GameRoom:
         now = time.time()
         old = self.deadlines
         new: dict[str, tuple[float, str, int]] = {}
-        game = self.game
-        if self.status == RUNNING and game is not None:
+        if self.status == RUNNING:
             settings = self.settings
-            pending = game.pending_decisions()
             speed = self.timer_rule.kind == "speed" and self.timer_rule.variant in settings.variants
-            for d in pending:
-                if self._automatic(d.seat):
+            for d in self.pending:
+                seat = self.seats[d.seat]
+                if not seat.human or seat.auto:
                     continue
-                if d.kind is DecisionKind.PROGRAM:
-                    engine_timer = d.info.get("timer")  # the engine marks a timed decision
-                    length = 0.0
-                    if isinstance(engine_timer, int | float) and engine_timer > 0:
-                        length = settings.timer_seconds or float(engine_timer)
+                if d.kind == "program":
+                    length, reason = settings.program_seconds, IDLE
+                    if d.timer is not None:  # the engine marks a timed decision (sand timer)
+                        length, reason = settings.timer_seconds or d.timer, TIMER
                     elif speed:
-                        length = settings.timer_seconds
-                    if length > 0:
-                        new[d.id] = old.get(d.id) or (now + length, "timer", d.seat)
-                elif settings.decision_seconds > 0:
-                    new[d.id] = old.get(d.id) or (
-                        now + settings.decision_seconds,
-                        "decision",
-                        d.seat,
-                    )
+                        length, reason = settings.timer_seconds, TIMER
+                else:
+                    length, reason = settings.decision_seconds, DECISION
+                kept = old.get(d.id)  # a running deadline stays, unless its kind changed
+                if kept is not None and kept[1] == reason:
+                    new[d.id] = kept
+                elif length > 0:
+                    new[d.id] = (now + length, reason, d.seat)
             for seat in self.seats:
                 if seat.human and not seat.auto and not seat.conns:
                     away = seat.away_since if seat.away_since is not None else now
-                    new[f"grace:{seat.index}"] = (
-                        away + settings.grace_seconds,
-                        "grace",
-                        seat.index,
-                    )
+                    new[f"grace:{seat.index}"] = (away + settings.grace_seconds, GRACE, seat.index)
         self.deadlines = new
         current = asyncio.current_task()
         if self.timer_task is not None and self.timer_task is not current:
@@ -963,54 +941,73 @@ class GameRoom:
                 await self._expire()
             except Exception:
                 log.exception("game %s: timer failed", self.id)
+                self._reschedule()
 
     async def _expire(self) -> None:
+        """Deadlines passed: absent seats go to auto-play; expired decisions get their
+        fallback, and a seat that let a deadline other than the game's own clock pass is
+        auto-played until its player takes it back."""
         now = time.time() + 0.002
         for at, reason, index in list(self.deadlines.values()):
-            if reason == "grace" and at <= now:
-                seat = self.seats[index]
-                if not seat.conns and not seat.auto:
-                    seat.auto = True
-                    log.info("game %s: seat %d absent; auto-play takes over", self.id, index)
-        game = self.game
-        while game is not None and not game.is_over() and self.status == RUNNING:
-            expired = next(
-                (
-                    d
-                    for d in game.pending_decisions()
-                    if d.id in self.deadlines and self.deadlines[d.id][0] <= now
-                ),
-                None,
+            seat = self.seats[index]
+            if at > now or seat.auto:
+                continue
+            if reason == GRACE and not seat.conns:
+                seat.auto = True
+                log.info("game %s: seat %d absent; auto-play takes over", self.id, index)
+            elif reason in (DECISION, IDLE):
+                seat.auto = True
+                log.info("game %s: seat %d let a deadline pass; auto-play", self.id, index)
+        expired = [
+            (d.id, self.seats[d.seat].drafts.get(d.id))
+            for d in self.pending
+            if d.id in self.deadlines and self.deadlines[d.id][0] <= now
+        ]
+        for decision_id, _ in expired:
+            log.info(
+                "game %s: %s expired (%s)", self.id, decision_id, self.deadlines[decision_id][1]
             )
-            if expired is None:
-                break
-            log.info("game %s: %s expired (%s)", self.id, expired.id, self.deadlines[expired.id][1])
-            self._apply(Action(expired.id, expired.seat, self._fallback(expired)))
-        await self._drive()
-        self._after_change()
+        args = (expired, self._auto(), self._views(), self._slice())
+        if self.status != RUNNING or not await self._automatic("expire", *args):
+            self._after_change(False)
 
     async def close(self) -> None:
-        """Stop the timer (server shutdown); connections are closed by the app."""
-        if self.timer_task is not None:
-            self.timer_task.cancel()
-            self.timer_task = None
+        """Stop the timers and tasks (server shutdown); connections are closed by the app."""
+        for task in (self.timer_task, self.drive_task, self.retry_task):
+            if task is not None:
+                task.cancel()
+        self.timer_task = self.drive_task = self.retry_task = None
 
     async def resume(self) -> None:
-        """After loading from the store: let bots catch up and start the timers again."""
+        """After loading from the store: rebuild the game, let bots catch up, and start the
+        timers again."""
         async with self.lock:
             if self.status == RUNNING:
-                await self._drive()
-            self._after_change()
+                await self._open_host()
+                args = (self._auto(), self._views(), self._slice())
+                if await self._automatic("drive", *args):
+                    return
+            self._after_change(False)
+
+    async def digest(self) -> dict[str, Any]:
+        """The game's state digest and action count, from its worker (tests, red team)."""
+        async with self.lock:
+            result: dict[str, Any] = await self._call("digest")
+            await self._release_host()
+            return result
 
 
-# Re-exported for the app module.
+# Names the app module uses.
 __all__ = [
+    "BROKEN",
+    "CLOSED",
     "FINISHED",
     "OPEN",
     "RUNNING",
     "Connection",
     "GameRoom",
     "GameSettings",
+    "RoomContext",
     "Seat",
     "message",
     "parse_message",

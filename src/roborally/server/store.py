@@ -3,20 +3,39 @@
 A game is its settings (seed, options, seats) plus the ordered list of actions applied: the same
 causes a game record holds, so replaying them reproduces the game exactly. The finished game's
 record text is kept too, for export. Seat and host tokens are stored only as SHA-256 hashes.
+
+Safety (docs/server.md "Storage"):
+
+* :class:`DataDirLock` lets one server at a time use a data directory.
+* :class:`Store` checks the database when it opens it (``PRAGMA quick_check``, and that it is
+  the database this directory had) and raises :class:`DamagedStore` with what to do.
+* Every write is one transaction; a failed write raises :class:`StoreError` and changes nothing.
+* :class:`AsyncStore` runs every call on one thread of its own, so a slow disk or a locked
+  database never blocks the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
 import json
+import os
+import secrets
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 SCHEMA_VERSION = "1"
 DB_NAME = "roborally.sqlite3"
+LOCK_NAME = "roborally.lock"
+MARK_SUFFIX = ".id"  # beside the database: the id the database must hold
+
+T = TypeVar("T")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,6 +63,18 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 
 
+class StoreError(Exception):
+    """A save failed; nothing of it was written."""
+
+
+class DamagedStore(Exception):
+    """The database cannot be trusted; the message says what is wrong and what to do."""
+
+
+class DataDirInUse(Exception):
+    """Another server uses this data directory."""
+
+
 @dataclass
 class StoredGame:
     id: str
@@ -58,12 +89,71 @@ class StoredGame:
     updated: float = 0.0  # the last change of its row (a lobby's last join, a game's last move)
 
 
-class Store:
-    """A small synchronous store; calls are short (WAL mode, no fsync per commit)."""
+class DataDirLock:
+    """An exclusive lock on a data directory for the life of one server (``flock``: the
+    system drops it when the process ends, even after ``kill -9``)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, data_dir: str | Path) -> None:
+        directory = Path(data_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / LOCK_NAME
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            other = os.pread(self.fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(self.fd)
+            raise DataDirInUse(
+                f"another roborally server (pid {other}) is using the data directory"
+                f" {directory}; stop it first, or give this one its own --data directory"
+            ) from None
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"{os.getpid()}\n".encode("ascii"), 0)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _damaged(path: str, problem: str) -> DamagedStore:
+    return DamagedStore(
+        f"the game database {path} is damaged: {problem}.\n"
+        "Nothing was changed. Stop here and either:\n"
+        f"  * restore {DB_NAME} from a backup (docs/server.md, 'Backups'), or\n"
+        f"  * save what can be saved: sqlite3 {path} .recover | sqlite3 recovered.sqlite3,\n"
+        f"    then move the damaged file (and its -wal/-shm files) aside and put\n"
+        f"    recovered.sqlite3 in its place as {DB_NAME}, or\n"
+        "  * move the damaged file aside to start with no games."
+    )
+
+
+class Store:
+    """The database, synchronously (the server uses it through :class:`AsyncStore`)."""
+
+    def __init__(self, path: str | Path, busy_seconds: float = 2.0) -> None:
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.mark = Path(self.path + MARK_SUFFIX)
+        existed = Path(self.path).exists()
+        self.db = sqlite3.connect(
+            self.path, timeout=busy_seconds, check_same_thread=False, isolation_level=None
+        )
+        try:
+            self._open(existed)
+        except sqlite3.DatabaseError as error:
+            self.db.close()
+            raise _damaged(self.path, str(error)) from None
+        except DamagedStore:
+            self.db.close()
+            raise
+
+    def _open(self, existed: bool) -> None:
+        if existed:
+            problems = [row[0] for row in self.db.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                raise _damaged(self.path, "; ".join(problems[:3]))
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
@@ -71,16 +161,64 @@ class Store:
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         elif row[0] != SCHEMA_VERSION:
-            raise RuntimeError(f"{self.path}: schema {row[0]!r}, this server has {SCHEMA_VERSION}")
+            raise DamagedStore(
+                f"{self.path}: schema {row[0]!r}, this server has {SCHEMA_VERSION}; use the"
+                " roborally version that wrote it"
+            )
+        self._check_identity()
+
+    def _check_identity(self) -> None:
+        """The database must be the one this directory had: a truncated, emptied or swapped
+        file would otherwise start as a new, empty store and every game would be lost."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='id'").fetchone()
+        expected = self.mark.read_text(encoding="ascii").strip() if self.mark.exists() else None
+        if row is None:
+            if expected is not None:
+                raise _damaged(
+                    self.path,
+                    f"it is empty or new, but this directory's database had the id {expected}"
+                    f" ({self.mark.name}); it was truncated, deleted or replaced",
+                )
+            ident = secrets.token_hex(8)
+            self.db.execute("INSERT INTO meta VALUES ('id', ?)", (ident,))
+            self.mark.write_text(ident + "\n", encoding="ascii")
+        elif expected is None:
+            self.mark.write_text(row[0] + "\n", encoding="ascii")
+        elif row[0] != expected:
+            raise _damaged(
+                self.path,
+                f"it has the id {row[0]} but this directory's database had {expected}"
+                f" ({self.mark.name}); it was replaced by another server's file",
+            )
 
     @classmethod
-    def in_dir(cls, data_dir: str | Path) -> Store:
+    def in_dir(cls, data_dir: str | Path, busy_seconds: float = 2.0) -> Store:
         directory = Path(data_dir)
         directory.mkdir(parents=True, exist_ok=True)
-        return cls(directory / DB_NAME)
+        return cls(directory / DB_NAME, busy_seconds)
 
     def close(self) -> None:
         self.db.close()
+
+    def _transaction(self, work: Callable[[], object]) -> None:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StoreError(f"the database refused the save: {error}") from None
+        try:
+            work()
+        except BaseException as error:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise StoreError(f"the database refused the save: {error}") from None
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as error:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise StoreError(f"the database refused the save: {error}") from None
 
     # ------------------------------------------------------------ writes
     def create_game(
@@ -90,23 +228,24 @@ class Store:
         seats: list[dict[str, Any]],
         host_hash: str,
         status: str,
-    ) -> None:
+    ) -> float:
         now = time.time()
-        self.db.execute(
-            "INSERT INTO games (id, created, updated, status, settings, seats, host_hash)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, now, now, status, json.dumps(settings), json.dumps(seats), host_hash),
+        self._transaction(
+            lambda: self.db.execute(
+                "INSERT INTO games (id, created, updated, status, settings, seats, host_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, now, now, status, json.dumps(settings), json.dumps(seats), host_hash),
+            )
         )
+        return now
 
-    def update_game(
-        self,
-        game_id: str,
-        *,
-        status: str | None = None,
-        seats: list[dict[str, Any]] | None = None,
-        result: str | None = None,
-        record: str | None = None,
-    ) -> None:
+    @staticmethod
+    def _game_sets(
+        status: str | None,
+        seats: list[dict[str, Any]] | None,
+        result: str | None,
+        record: str | None,
+    ) -> tuple[list[str], list[Any]]:
         sets = ["updated = ?"]
         values: list[Any] = [time.time()]
         for column, value in (
@@ -118,28 +257,51 @@ class Store:
             if value is not None:
                 sets.append(f"{column} = ?")
                 values.append(value)
+        return sets, values
+
+    def update_game(
+        self,
+        game_id: str,
+        *,
+        status: str | None = None,
+        seats: list[dict[str, Any]] | None = None,
+        result: str | None = None,
+        record: str | None = None,
+    ) -> None:
+        sets, values = self._game_sets(status, seats, result, record)
         values.append(game_id)
-        self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
+        self._transaction(
+            lambda: self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
+        )
 
     def append_actions(
-        self, game_id: str, first: int, rows: Iterable[tuple[str, int, str]]
+        self,
+        game_id: str,
+        first: int,
+        rows: Iterable[tuple[str, int, str]],
+        *,
+        status: str | None = None,
+        result: str | None = None,
+        record: str | None = None,
     ) -> None:
+        """Store actions ``first, first+1, ...`` and, in the same transaction, the game's new
+        status (a finished game's result and record): all of it or nothing."""
         now = time.time()
         data = [(game_id, first + i, d, s, c, now) for i, (d, s, c) in enumerate(rows)]
-        if not data:
+        if not data and status is None:
             return
-        self.db.execute("BEGIN")
-        try:
+        sets, values = self._game_sets(status, None, result, record)
+        values.append(game_id)
+
+        def work() -> None:
             self.db.executemany(
                 "INSERT INTO actions (game_id, n, decision_id, seat, choice, at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 data,
             )
-            self.db.execute("UPDATE games SET updated = ? WHERE id = ?", (now, game_id))
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+            self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
+
+        self._transaction(work)
 
     # ------------------------------------------------------------- reads
     def load(self, game_id: str) -> StoredGame | None:
@@ -166,6 +328,10 @@ class Store:
             [(a[0], int(a[1]), a[2]) for a in actions],
             float(row[8]),
         )
+
+    def status(self, game_id: str) -> str | None:
+        row = self.db.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else str(row[0])
 
     def ids_with_status(self, *statuses: str) -> list[str]:
         marks = ", ".join("?" for _ in statuses)
@@ -205,3 +371,25 @@ class Store:
                 }
             )
         return out
+
+
+class AsyncStore:
+    """The store on a thread of its own: ``await store.run(Store.method, args...)``. Calls run
+    one at a time, in order. Any database error becomes :class:`StoreError`."""
+
+    def __init__(self, store: Store) -> None:
+        self.sync = store
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roborally-store")
+
+    async def run(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        def call() -> T:
+            try:
+                return method(self.sync, *args, **kwargs)
+            except sqlite3.Error as error:
+                raise StoreError(f"the database failed: {error}") from None
+
+        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True)
+        self.sync.close()

@@ -1,0 +1,159 @@
+"""What a game was created with, as the server stores it, and the server's own settings.
+
+:class:`GameSettings` is one game's options (stored with the game; the seed stays secret until
+the game is over unless the host chose it, see docs/server.md "Fair shuffles").
+:class:`ServerOptions` holds every server-wide default and limit; docs/server.md lists them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from roborally.content.cards import damage_deck
+from roborally.content.courses import find_course
+from roborally.engine.rng import LEGACY_RNG, RNG_VERSION, parse_seed, seed_commitment, seed_text
+from roborally.engine.state import GameConfig
+
+
+@dataclass
+class GameSettings:
+    """The options a game was created with.
+
+    ``seed_chosen`` marks a seed the host picked: it is shown to every player before they join
+    (whoever knows the seed knows every hand). A seed the server drew stays secret until the
+    game is over; only its commitment (:attr:`commitment`) is public.
+    """
+
+    edition: str
+    course: str
+    variants: tuple[str, ...]
+    timer_seconds: float
+    decision_seconds: float
+    grace_seconds: float
+    max_rounds: int
+    seed: int
+    first_player: int | None
+    public: bool = True
+    program_seconds: float = 300.0
+    seed_chosen: bool = False
+    rng: str = RNG_VERSION
+
+    @property
+    def commitment(self) -> str:
+        return seed_commitment(self.seed)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, the seed included (for the store)."""
+        return {
+            "edition": self.edition,
+            "course": self.course,
+            "variants": list(self.variants),
+            "timer_seconds": self.timer_seconds,
+            "decision_seconds": self.decision_seconds,
+            "program_seconds": self.program_seconds,
+            "grace_seconds": self.grace_seconds,
+            "max_rounds": self.max_rounds,
+            "seed": seed_text(self.seed),
+            "seed_chosen": self.seed_chosen,
+            "rng": self.rng,
+            "first_player": self.first_player,
+            "public": self.public,
+        }
+
+    def public_json(self, reveal: bool = False) -> dict[str, Any]:
+        """What every player and spectator may see: the seed only when the host chose it or
+        ``reveal`` (the game is over); always its commitment."""
+        data = self.to_json()
+        if not (reveal or self.seed_chosen):
+            data["seed"] = None
+        data["seed_commitment"] = self.commitment
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameSettings:
+        seed = data["seed"]
+        return cls(
+            str(data["edition"]),
+            str(data["course"]),
+            tuple(data.get("variants", ())),
+            float(data.get("timer_seconds", 0)),
+            float(data.get("decision_seconds", 0)),
+            float(data.get("grace_seconds", 30)),
+            int(data.get("max_rounds", 0)),
+            seed if isinstance(seed, int) else parse_seed(str(seed)),
+            data.get("first_player"),
+            bool(data.get("public", True)),
+            float(data.get("program_seconds", 0)),
+            bool(data.get("seed_chosen", False)),
+            # Games stored before fair seeds keep the generator they started with.
+            str(data.get("rng", LEGACY_RNG)),
+        )
+
+    def config(self, names: tuple[str, ...]) -> GameConfig:
+        speed = self.edition == "2023" and "speed" in self.variants
+        return GameConfig(
+            find_course(self.course).course,
+            names,
+            seed=self.seed,
+            edition=self.edition,
+            variants=frozenset(self.variants),
+            first_player=self.first_player,
+            max_rounds=self.max_rounds,
+            timer_seconds=round(self.timer_seconds) if speed else 0,
+            damage_deck=damage_deck(),
+            rng=self.rng,
+        )
+
+
+def _default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass
+class ServerOptions:
+    """Server-wide defaults and limits. Every field is documented in docs/server.md; the
+    command line sets the common ones (``roborally serve --help``)."""
+
+    # Timers (seconds). A game may choose its own within [min_seconds, max_seconds].
+    grace_seconds: float = 30.0  # a seat without a connection this long is auto-played
+    decision_seconds: float = 60.0  # deadline of a decision other than programming
+    program_seconds: float = 300.0  # deadline of programming when the game has no timer
+    min_seconds: float = 5.0  # the smallest timer a client may ask for
+    max_seconds: float = 3600.0
+    max_rounds: int = 50
+    # Games.
+    max_games: int = 2_000  # open and running games at once
+    max_bot_games: int = 40  # running games without a human seat at once
+    keep_finished: int = 200  # finished games kept in memory (the others reload on demand)
+    lobby_seconds: float = 15 * 60.0  # an open game nobody joined or watched this long closes
+    # Per client address.
+    connections_per_address: int = 32  # WebSockets open at once
+    games_per_minute: int = 10  # games created (a burst of this many, then one every 6 s)
+    lobbies_per_address: int = 5  # open games created and not yet started
+    bot_games_per_address: int = 4  # running games without a human seat
+    # Per game and per connection.
+    spectators_per_game: int = 100  # connections without a seat (seat holders always get in)
+    connections_per_seat: int = 4  # a fifth connection for one seat replaces the oldest
+    hello_seconds: float = 10.0  # a socket that has not said hello by then is closed
+    send_queue_bytes: int = 4 << 20  # unsent bytes a connection may have before it is dropped
+    # Work off the event loop.
+    workers: int = -1  # engine worker processes for games with people (-1: one per CPU, max 4)
+    bot_workers: int = -1  # worker processes for games of bots only (lower priority)
+    bot_seconds: float = 5.0  # the longest one bot decision may think before its default applies
+    slice_seconds: float = 0.05  # engine work a worker gives one game before serving the next
+    worker_timeout: float = 120.0  # a worker call that takes longer kills and restarts the worker
+    # Storage.
+    busy_seconds: float = 2.0  # how long a save waits for a locked database before failing
+    # Hosting.
+    public_url: str | None = None  # the base of invite links, e.g. https://rally.example.org
+
+    def worker_counts(self) -> tuple[int, int]:
+        """(workers for games with people, workers for bot games); (0, 0) runs games in the
+        server process itself (tests and embedding only: the event loop then does engine work)."""
+        people = _default_workers() if self.workers < 0 else self.workers
+        bots = _default_workers() if self.bot_workers < 0 else self.bot_workers
+        if people == 0:
+            return 0, 0
+        return people, max(1, bots)
