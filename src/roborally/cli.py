@@ -268,14 +268,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from roborally.server.app import serve
+    from roborally.server.command import run
 
-    try:
-        serve(args.host, args.port, args.data, args.log_level)
-    except OSError as error:
-        print(f"roborally serve: {error}", file=sys.stderr)
-        return 2
-    return 0
+    return run(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -355,11 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("file")
     verify.set_defaults(func=_cmd_verify)
 
-    serve = sub.add_parser("serve", help="run the game server (web page, lobby and WebSockets)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--data", help="data directory (default: ~/.local/share/roborally)")
-    serve.add_argument("--log-level", default="info", help="debug, info, warning or error")
+    from roborally.server.command import add_arguments
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the game server (web page, lobby and WebSockets)",
+        description="Run the game server. docs/hosting.md explains LAN play and hosting on"
+        " the internet behind a TLS proxy; docs/server.md lists every limit.",
+    )
+    add_arguments(serve)
     serve.set_defaults(func=_cmd_serve)
     return parser
 

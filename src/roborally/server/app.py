@@ -898,6 +898,7 @@ def create_app(
 ) -> Starlette:
     """The app. Raises :class:`DataDirInUse` if another server uses the data directory and
     :class:`DamagedStore` if its database is damaged."""
+    install_log_redaction()
     server = GameServer(data_dir or default_data_dir(), options)
 
     @contextlib.asynccontextmanager
@@ -945,7 +946,6 @@ def serve(
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     os.environ.setdefault("ROBORALLY_LOG_LEVEL", log_level)
-    install_log_redaction()
     directory = Path(data_dir) if data_dir else default_data_dir()
     app = create_app(directory, options)
     server: GameServer = app.state.server

@@ -624,6 +624,8 @@ class GameRoom:
         conn.send(error_message(error.code, error.message, error.ref, kind))
         if error.code == "bad_token":
             conn.close(CLOSE_BAD_TOKEN)
+        elif error.code == "server_full":
+            conn.close(1013)  # "try again later"
         elif error.code == "rate_limited":
             conn.strikes += 1
             if conn.strikes >= RATE_STRIKES:
@@ -686,7 +688,6 @@ class GameRoom:
         elif sum(1 for c in self.conns if c.hello and c.seat is None) >= (
             self.ctx.options.spectators_per_game
         ):
-            conn.close(1013)
             raise ProtocolError(
                 "server_full", "this game has as many spectators as it can take; try later"
             )
@@ -857,6 +858,9 @@ class GameRoom:
         for conn in self.conns:
             conn.cursor = 0
         self.stored_actions = []
+        if self.lane == BOTS:  # nobody waits for a game of bots: it is built and played later
+            self._schedule_drive()
+            return
         await self._open_host()
         if not await self._automatic("drive", self._auto(), self._views(), self._slice()):
             self._after_change(False)

@@ -1,0 +1,100 @@
+"""``roborally serve`` (and ``python -m roborally.server``): the server's command line.
+
+Every :class:`~roborally.server.settings.ServerOptions` field is a flag of its own
+(``--games-per-minute 20``), so each limit documented in docs/server.md can be set without code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any
+
+from roborally.server.settings import ServerOptions
+
+#: What each option's flag says in ``--help`` (the defaults are shown from ServerOptions).
+HELP: dict[str, str] = {
+    "grace_seconds": "a player without a connection this long is auto-played",
+    "decision_seconds": "deadline of a decision other than programming (then auto-play)",
+    "program_seconds": "deadline of programming when the game has no timer (then auto-play)",
+    "min_seconds": "the shortest timer or deadline a game may ask for",
+    "max_seconds": "the longest timer or deadline a game may ask for",
+    "max_rounds": "default round limit of a game",
+    "max_games": "open and running games at once",
+    "max_bot_games": "running games of bots only at once",
+    "keep_finished": "finished games kept in memory (the rest reload on demand)",
+    "lobby_seconds": "an open game nobody joined or watched this long is closed",
+    "connections_per_address": "WebSockets one client address may hold",
+    "games_per_minute": "games one address may create a minute",
+    "lobbies_per_address": "open games one address may have waiting for players",
+    "bot_games_per_address": "running games of bots only one address may have",
+    "spectators_per_game": "spectators a game takes (seat holders always get in)",
+    "connections_per_seat": "connections one seat may have (more replace the oldest)",
+    "hello_seconds": "a socket that has not said hello by then is closed",
+    "send_queue_bytes": "unsent bytes a connection may have before it is dropped",
+    "workers": "engine worker processes for games with people (-1: one per CPU up to 4;"
+    " 0: none, the engine runs in the server process: tests only)",
+    "bot_workers": "worker processes for games of bots only (-1: one per CPU up to 4)",
+    "bot_seconds": "the longest a bot may think over one decision",
+    "slice_seconds": "engine time a worker gives one game before turning to the next",
+    "worker_timeout": "a worker call taking longer than this restarts the worker",
+    "busy_seconds": "how long a save waits for a locked database before it fails",
+    "public_url": "the start of invite links, e.g. https://rally.example.org (behind a proxy)",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--data", help="data directory (default: ~/.local/share/roborally)")
+    parser.add_argument("--log-level", default="info", help="debug, info, warning or error")
+    parser.add_argument(
+        "--trusted-proxy",
+        metavar="ADDRESSES",
+        help="reverse proxies (comma-separated addresses) whose X-Forwarded-For and"
+        " X-Forwarded-Proto headers are believed; nobody else's are",
+    )
+    limits = parser.add_argument_group("limits and defaults (docs/server.md)")
+    defaults = ServerOptions()
+    for field in dataclasses.fields(ServerOptions):
+        default = getattr(defaults, field.name)
+        kind: Any = type(default) if default is not None else str
+        limits.add_argument(
+            "--" + field.name.replace("_", "-"),
+            dest=field.name,
+            type=kind,
+            default=default,
+            metavar="N" if kind in (int, float) else "URL",
+            help=f"{HELP.get(field.name, field.name)} (default: {default})",
+        )
+
+
+def options_from(args: argparse.Namespace) -> ServerOptions:
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ServerOptions)}
+    url = values["public_url"]
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise ValueError(f"--public-url must start with http:// or https:// (got {url!r})")
+    return ServerOptions(**values)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted; 1 if the data directory cannot be used, 2 for a bad setting or
+    a port that cannot be opened."""
+    from roborally.server.app import serve
+    from roborally.server.store import DamagedStore, DataDirInUse
+
+    try:
+        options = options_from(args)
+    except ValueError as error:
+        print(f"roborally serve: {error}", file=sys.stderr)
+        return 2
+    try:
+        serve(args.host, args.port, args.data, args.log_level, options, args.trusted_proxy)
+    except (DataDirInUse, DamagedStore) as error:
+        print(f"roborally serve: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"roborally serve: {error}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,167 @@
+"""Storage: nothing is acknowledged before it is stored, a failed save changes nothing, one
+server per data directory, and a damaged database is refused with a message."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roborally.server.app import create_app
+from roborally.server.store import DB_NAME, DamagedStore, DataDirInUse, Store, StoreError
+
+from .conftest import FAST, connect, create, hello, make_client, room_of
+
+ONE_PERSON = [{"kind": "human"}, {"kind": "bot"}]
+
+
+def _hold_write_lock(data_dir: Path) -> sqlite3.Connection:
+    """Another program (a backup tool, say) takes the database's write lock and keeps it."""
+    other = sqlite3.connect(data_dir / DB_NAME, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    return other
+
+
+def test_a_failed_save_changes_nothing_and_says_so(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, busy_seconds=0.2)
+    with make_client(tmp_path, options) as client:
+        game = create(client, seats=ONE_PERSON, variants=["lighter"])
+        gid = game["game_id"]
+        room = room_of(client, gid)
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            ws = hello(session)
+            ws.send(type="ready")
+            state = ws.pending_state()
+            decision = state["pending"][0]
+            before = (room.game.digest(), len(room.game.actions), room.saved, len(room.events))
+            stored_before = len(room.store.load(gid).actions)  # type: ignore[union-attr]
+            lock = _hold_write_lock(tmp_path)
+            ws.send(type="decide", decision_id=decision["id"], choice=decision["options"][0], id=7)
+            error = ws.error()
+            assert error["code"] == "storage_failed" and error["ref"] == 7
+            assert "nothing changed" in error["message"]
+            lock.execute("ROLLBACK")
+            lock.close()
+            after = (room.game.digest(), len(room.game.actions), room.saved, len(room.events))
+            assert after == before
+            assert len(room.store.load(gid).actions) == stored_before  # type: ignore[union-attr]
+            assert [p.id for p in room.pending] == [decision["id"]]
+            # The same decision, sent again, now goes through.
+            ws.send(type="decide", decision_id=decision["id"], choice=decision["options"][0], id=8)
+            assert ws.until("ack")["ref"] == 8
+            assert len(room.store.load(gid).actions) > stored_before  # type: ignore[union-attr]
+
+
+def test_a_failed_join_takes_no_seat(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, busy_seconds=0.2)
+    with make_client(tmp_path, options) as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "human"}])
+        gid = game["game_id"]
+        lock = _hold_write_lock(tmp_path)
+        response = client.post(f"/api/games/{gid}/join", json={"name": "Bo"})
+        lock.execute("ROLLBACK")
+        lock.close()
+        assert response.status_code == 503
+        assert response.json()["error"]["code"] == "storage_failed"
+        seat = room_of(client, gid).seats[1]
+        assert not seat.taken and seat.name == "Blue"
+        assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 200
+
+
+def test_a_second_server_on_the_same_directory_refuses_to_start(tmp_path: Path) -> None:
+    with make_client(tmp_path):
+        with pytest.raises(DataDirInUse) as refused:
+            create_app(tmp_path, FAST)
+        assert "another roborally server" in str(refused.value)
+        assert str(tmp_path) in str(refused.value)
+    with make_client(tmp_path) as client:  # free again once the first one stopped
+        assert client.get("/api/health").json()["ok"]
+
+
+def test_the_command_line_says_why_it_cannot_start(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"this is not a database, it is a shopping list\n" * 100)
+    result = subprocess.run(
+        [sys.executable, "-m", "roborally.server", "--data", str(tmp_path), "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "is damaged" in result.stderr and "restore" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def _store_with_a_game(tmp_path: Path) -> None:
+    with make_client(tmp_path) as client:
+        create(client, seats=[{"kind": "human"}, {"kind": "human"}])
+
+
+def test_a_damaged_database_is_refused_at_start(tmp_path: Path) -> None:
+    _store_with_a_game(tmp_path)
+    path = tmp_path / DB_NAME
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)  # the first page's b-tree header and cells
+    path.write_bytes(bytes(data))
+    with pytest.raises(DamagedStore) as refused:
+        Store(path)
+    message = str(refused.value)
+    assert "damaged" in message and "Nothing was changed" in message and ".recover" in message
+    assert path.read_bytes() == bytes(data)  # left exactly as it was
+
+
+def test_an_emptied_or_swapped_database_is_refused(tmp_path: Path) -> None:
+    _store_with_a_game(tmp_path)
+    path = tmp_path / DB_NAME
+    for suffix in ("-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    path.write_bytes(b"")  # truncated: SQLite alone would take it for a new, empty database
+    with pytest.raises(DamagedStore) as refused:
+        Store(path)
+    assert "truncated, deleted or replaced" in str(refused.value)
+    other = tmp_path / "other"
+    _store_with_a_game(other)
+    path.write_bytes((other / DB_NAME).read_bytes())  # another server's database
+    with pytest.raises(DamagedStore) as swapped:
+        Store(path)
+    assert "replaced by another server's file" in str(swapped.value)
+
+
+def test_a_game_that_no_longer_replays_is_kept_and_reported(tmp_path: Path) -> None:
+    with make_client(tmp_path) as client:
+        game = create(client, seats=ONE_PERSON, variants=["lighter"])
+        gid = game["game_id"]
+        client.post(f"/api/games/{gid}/start", json={"host_token": game["host_token"]})
+    db = sqlite3.connect(tmp_path / DB_NAME)
+    db.execute(
+        "INSERT INTO actions VALUES (?, 99, 't9-p1-program', 0, 'move1', 0)", (gid,)
+    )  # an action the game never asked for
+    db.commit()
+    db.close()
+    with make_client(tmp_path) as client:
+        health = client.get("/api/health").json()
+        assert health["broken_games"] == 1
+        gone = client.get(f"/api/games/{gid}")
+        assert gone.status_code == 404
+        assert "could not be restored" in gone.json()["error"]["message"]
+    db = sqlite3.connect(tmp_path / DB_NAME)
+    status, actions = db.execute(
+        "SELECT status, (SELECT count(*) FROM actions WHERE game_id = id) FROM games WHERE id=?",
+        (gid,),
+    ).fetchone()
+    assert status == "broken" and actions >= 1  # nothing was deleted
+
+
+def test_store_errors_roll_back_whole_transactions(tmp_path: Path) -> None:
+    store = Store(tmp_path / DB_NAME)
+    store.create_game("g", {"seed": 1}, [], "h", "running")
+    store.append_actions("g", 0, [("a", 0, "x")])
+    with pytest.raises(StoreError):  # a duplicate action number: the whole save fails
+        store.append_actions("g", 0, [("b", 0, "y")], status="finished", record="r")
+    stored = store.load("g")
+    assert stored is not None and stored.actions == [("a", 0, "x")]
+    assert stored.status == "running" and stored.record is None
+    store.close()
