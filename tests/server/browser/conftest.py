@@ -44,9 +44,18 @@ DOC_SCREENSHOTS = {
     "activation-phone",
 }
 PHONE = {"width": 390, "height": 844}
+#: The shortest deadline the test servers take (ServerOptions.min_seconds).
+MIN_SECONDS = 2.0
 
 try:
-    from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+    from playwright.sync_api import (
+        Browser,
+        BrowserContext,
+        Locator,
+        Page,
+        Playwright,
+        sync_playwright,
+    )
     from playwright.sync_api import Error as PlaywrightError
 except ImportError:  # pragma: no cover - the dev dependency is missing
     sync_playwright = None  # type: ignore[assignment]
@@ -97,7 +106,17 @@ class ServerProcess:
 
     def __init__(self, data_dir: Path, **options: Any) -> None:
         self.data_dir = data_dir
-        self.options = {"grace_seconds": 30.0, "decision_seconds": 60.0, **options}
+        self.options = {
+            "grace_seconds": 30.0,
+            "decision_seconds": 60.0,
+            # Deadlines down to 2 s, so a test sees one pass (auto-play) without waiting long.
+            "min_seconds": MIN_SECONDS,
+            # Every test creates games from 127.0.0.1: no per-address limit in the way (a test
+            # of the limits starts its own server with them).
+            "games_per_minute": 10_000,
+            "lobbies_per_address": 10_000,
+            **options,
+        }
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = data_dir / "server.log"
@@ -155,10 +174,14 @@ class ServerProcess:
         data: dict[str, Any] = response.json()
         return data
 
-    def seat_url(self, game: dict[str, Any], seat: int, **query: Any) -> str:
+    def seat_url(self, game: dict[str, Any], seat: int, legacy: bool = False, **query: Any) -> str:
+        """A seat's link as the server hands it out (the token in the fragment), with ``query``
+        added; ``legacy``: an old link with ``?token=`` in the query."""
         token = game["seats"][seat]["token"]
         extra = "".join(f"&{k}={v}" for k, v in query.items())
-        return f"{self.base}/?game={game['game_id']}&token={token}{extra}"
+        if legacy:
+            return f"{self.base}/?game={game['game_id']}&token={token}{extra}"
+        return f"{self.base}/?game={game['game_id']}{extra}#token={token}"
 
 
 @pytest.fixture(scope="session")
@@ -304,8 +327,22 @@ def program_first_cards(page: Page, count: int = 5) -> list[str]:
     return chosen
 
 
+def choice_button(page: Page) -> Locator:
+    """The button a player would press for the question on screen: before or after a register
+    card, an upgrade that may be used then (e.g. "Use Recharge"); else the first option (in
+    the upgrade phase: buy the first upgrade offered, or be done)."""
+    use = page.locator(
+        ":is([data-window=pre], [data-window=post])"
+        " [data-testid=choice][data-value^='\"use ']:enabled"
+    )
+    if use.count():
+        return use.first
+    return page.locator("[data-testid=decision] [data-testid=choice]:enabled").first
+
+
 def act(page: Page) -> str | None:
-    """Answer whatever the page asks now (program, or the first option); returns the kind.
+    """Answer whatever the page asks now (a program, or a question the way ``choice_button``
+    does); returns the kind.
 
     The page may change under the clicks (a new state arrives): then nothing is answered and
     the caller simply tries again.
@@ -324,7 +361,7 @@ def act(page: Page) -> str | None:
         decision = page.locator("[data-testid=decision]")
         if decision.count() and decision.is_visible():
             kind = decision.get_attribute("data-kind", timeout=1000)
-            button = page.locator("[data-testid=choice]:enabled").first
+            button = choice_button(page)
             if button.count():
                 button.click(timeout=2000)
                 return kind
@@ -334,7 +371,7 @@ def act(page: Page) -> str | None:
 
 
 def until_program(*pages: Page, timeout: float = 30.0) -> list[str]:
-    """Answer other decisions (upgrade phase, shutdown, ...) with their first option until
+    """Answer other decisions (upgrade phase, shutdown, ...) as ``choice_button`` does until
     every page asks for a program; returns the kinds answered."""
     answered: list[str] = []
     deadline = time.monotonic() + timeout
@@ -343,8 +380,8 @@ def until_program(*pages: Page, timeout: float = 30.0) -> list[str]:
             raise AssertionError(f"no program asked for after {timeout}s; answered {answered}")
         for page in pages:
             decision = page.locator("[data-testid=decision]")
-            button = page.locator("[data-testid=decision] [data-testid=choice]:enabled").first
             try:
+                button = choice_button(page)
                 if decision.count() and button.count():
                     kind = decision.get_attribute("data-kind", timeout=1000) or "?"
                     button.click(timeout=2000)
@@ -384,6 +421,7 @@ def ui() -> Any:
         capture_ws = staticmethod(capture_ws)
         program_first_cards = staticmethod(program_first_cards)
         act = staticmethod(act)
+        choice_button = staticmethod(choice_button)
         play_until = staticmethod(play_until)
         until_program = staticmethod(until_program)
         visible = staticmethod(visible)

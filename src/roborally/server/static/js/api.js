@@ -1,10 +1,11 @@
 // The lobby's HTTP API (docs/protocol.md section 1) and the two web extras.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = 0) {
     super(message);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter; // seconds, from a Retry-After header (429, 503)
   }
 }
 
@@ -27,8 +28,9 @@ async function call(path, { method = "GET", body } = {}) {
   }
   if (!response.ok) {
     const err = (data && data.error) || {};
+    const retry = parseInt(response.headers.get("Retry-After") || "", 10);
     throw new ApiError(response.status, err.code || "http_" + response.status,
-      err.message || `${method} ${path} failed (${response.status})`);
+      err.message || `${method} ${path} failed (${response.status})`, Number.isFinite(retry) ? retry : 0);
   }
   return data;
 }

@@ -147,7 +147,8 @@ export function decisionControls(decision, ctx) {
     prompt = "Draw or install upgrades with your energy, then press Done.";
   }
   const upgrades = kind === "upgrade_phase" || (decision.info && decision.info.window === "upgrade");
-  const el = h("div.decision", { "data-testid": "decision", "data-kind": kind },
+  const window = decision.info && typeof decision.info.window === "string" ? decision.info.window : null;
+  const el = h("div.decision", { "data-testid": "decision", "data-kind": kind, "data-window": window },
     h("h3", null, title),
     prompt ? h("p.prompt", null, prompt) : null,
     HELP[kind] ? h("p.hint", null, HELP[kind]) : null,

@@ -5,10 +5,12 @@ import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardEl, setCatalogue } from "./cards.js";
 import { decisionControls } from "./decisions.js";
+import { refusalText } from "./errors.js";
+import { chosenSeedWarning, commitmentNote, revealBox } from "./fair.js";
 import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
-import { copyText, fill, h, numParam, params, seatColour, store, toast } from "./util.js";
+import { copyText, fill, h, numParam, seatColour, seatUrl, store, toast } from "./util.js";
 import { icon } from "./icons.js";
 import { LogView } from "./logview.js";
 
@@ -35,6 +37,9 @@ export function speedControl(current, onChange) {
   return h("label.speed", null, h("span.speed-label", null, "Speed"), select);
 }
 
+/** An idle or decision deadline of the player's own decision is shown this close to its end. */
+const IDLE_WARNING_SECONDS = 30;
+
 export function fmtTime(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
@@ -60,6 +65,7 @@ export class GameScreen {
     this.currentRegister = 0;
     this.sends = new Map();
     this.answered = new Set(); // decision ids this page has answered
+    this.revealSlots = []; // where the revealed seed and its check are shown
     this.speed = numParam("speed", store.get("speed", 1));
     this.build();
   }
@@ -76,6 +82,9 @@ export class GameScreen {
       if (this.anim) this.anim.speed = v;
     });
     this.banner = h("div.conn-banner", { hidden: true, "data-testid": "conn-banner", role: "alert" });
+    this.backBtn = h("button.primary.small", { type: "button", "data-testid": "back", onclick: () => this.comeBack() }, "I'm back");
+    this.autoBanner = h("div.auto-banner", { hidden: true, "data-testid": "auto-banner", role: "alert" },
+      h("span", null, "You were away too long, so the game is playing for you."), this.backBtn);
     const top = h("header.topbar", null,
       h("a.brand", { href: "/", title: "Back to the lobby" }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
       h("div.gameinfo", null, this.titleEl, this.phaseEl),
@@ -88,9 +97,11 @@ export class GameScreen {
     this.playersEl = h("div.players-box");
     this.logView = new LogView((s) => this.name(s));
     const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Game log"), this.logView.el);
-    this.side = h("aside.side", null, this.playersEl, logBox);
+    this.infoBody = h("div.info-body");
+    const infoBox = h("details.info-box", { "data-testid": "game-info" }, h("summary", null, "About this game"), this.infoBody);
+    this.side = h("aside.side", null, this.playersEl, logBox, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
-    fill(this.root, h("div.game-screen", null, top, this.banner, this.main));
+    fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
     document.body.classList.add("in-game");
   }
 
@@ -111,17 +122,31 @@ export class GameScreen {
   // -------------------------------------------------------------- messages
   onStatus(status) {
     this.connEl.className = "conn " + status;
-    this.connEl.title = status;
+    this.connEl.title = { online: "connected", connecting: "connecting", reconnecting: "reconnecting" }[status] || "not connected";
+    const lobby = h("a", { href: "/" }, "back to the lobby");
+    const again = (label) => h("button.small", { type: "button", "data-testid": "reconnect", onclick: () => this.sock.retryNow() }, label);
+    const show = (...parts) => {
+      this.banner.hidden = false;
+      fill(this.banner, ...parts);
+    };
     if (status === "online") {
       this.banner.hidden = true;
       this.sawState = false;
     } else if (status === "reconnecting") {
-      this.banner.hidden = false;
-      this.banner.textContent = "Connection lost. Reconnecting…";
+      show("Connection lost. Reconnecting…");
+    } else if (status === "replaced") {
+      show(refusalText("replaced"), " ", again("Play in this tab"));
+    } else if (status === "busy") {
+      show(refusalText("too_many_connections"), " Trying again every few seconds… ", again("Try now"));
+    } else if (status === "full") {
+      show(refusalText("server_full", "", "watch"), " ", again("Try again"));
     } else if (status === "refused") {
-      this.banner.hidden = false;
-      this.banner.textContent = "";
-      this.banner.append("This link is not valid for this game. ", h("a", { href: `/?game=${encodeURIComponent(this.gameId)}` }, "Watch it instead"), " or go ", h("a", { href: "/" }, "back to the lobby"), ".");
+      const fatal = this.sock.fatal || {};
+      if (fatal.code === "unknown_game") {
+        show(refusalText("unknown_game", fatal.message), " Go ", lobby, ".");
+      } else {
+        show("This link is not valid for this game. ", h("a", { href: `/?game=${encodeURIComponent(this.gameId)}` }, "Watch it instead"), " or go ", lobby, ".");
+      }
     }
   }
 
@@ -137,10 +162,12 @@ export class GameScreen {
         this.onState(msg);
         break;
       case "game_over":
+        this.reveal = { seed: msg.seed, commitment: msg.seed_commitment };
+        for (const slot of this.revealSlots) if (slot.isConnected) fill(slot, this.revealEl());
         if (this.anim) this.anim.enqueue({ fn: () => this.showResult(msg.outcome) });
         break;
       case "ack":
-        this.sends.delete(msg.ref);
+        this.onAck(msg);
         break;
       case "error":
         this.onError(msg);
@@ -148,6 +175,39 @@ export class GameScreen {
       default:
         break;
     }
+  }
+
+  onAck(msg) {
+    this.sends.delete(msg.ref);
+    if (msg.for === "decide" && msg.decision_id) {
+      // Saved by the server: the half-made program kept for a reload is not needed any more.
+      try {
+        sessionStorage.removeItem(`rr.draft.${this.gameId}.${msg.decision_id}`);
+      } catch {
+        /* ignore */
+      }
+    }
+  }
+
+  /** "I'm back": take the seat back from auto-play. */
+  comeBack() {
+    if (this.sock.send("back") === null) {
+      toast("Not connected; try again in a moment.", "error");
+      return;
+    }
+    this.backBtn.disabled = true;
+    this.backBtn.textContent = "Taking over…";
+  }
+
+  /** The auto-play banner: shown while the game plays this (connected) seat. */
+  renderAuto(st) {
+    const mine = this.seat !== null && this.seat !== undefined && st.seats.find((s) => s.seat === this.seat);
+    const auto = !!(mine && mine.auto) && st.status === "running";
+    if (!auto || this.autoBanner.hidden) {
+      this.backBtn.disabled = false;
+      this.backBtn.textContent = "I'm back";
+    }
+    this.autoBanner.hidden = !auto;
   }
 
   onWelcome(msg) {
@@ -162,13 +222,16 @@ export class GameScreen {
       if (this.state) this.renderPlayers();
     });
     this.titleEl.textContent = course;
+    this.renderInfo(null);
     api.options().then((o) => {
+      this.options = o;
       const c = (o.courses || []).find((x) => x.id === course);
       if (c) {
         this.courseInfo = c;
         this.titleEl.textContent = c.title;
         document.title = `${c.title} · RoboRally`;
       }
+      this.renderInfo(o);
     }).catch(() => {});
     if (!this.board) {
       this.board = new BoardView(msg.board, { course, variants: msg.settings.variants, edition: msg.settings.edition });
@@ -220,6 +283,7 @@ export class GameScreen {
     this.skew = msg.server_time - Date.now() / 1000;
     this.sawState = true;
     this.lastStateEvents = msg.event_count;
+    this.renderAuto(msg);
     this.tick();
     if (this.anim) {
       this.anim.enqueue({
@@ -234,22 +298,57 @@ export class GameScreen {
   onError(msg) {
     const pending = this.sends.get(msg.ref);
     this.sends.delete(msg.ref);
-    if (msg.code === "not_pending" || msg.code === "hello_required") return;
-    if (msg.code === "internal_error") {
+    const code = msg.code;
+    if (code === "not_pending" || code === "hello_required" || code === "hello_timeout") return;
+    if (code === "internal_error") {
       this.sock.send("sync", { since: this.nextEvent }); // the server asks clients to resync
       return;
     }
-    if (msg.code === "bad_token" || msg.code === "unknown_game") {
-      this.phaseEl.textContent = msg.code === "unknown_game" ? "No such game" : "Invalid link";
+    if (code === "bad_token" || code === "unknown_game" || code === "token_in_url") {
+      this.phaseEl.textContent = code === "unknown_game" ? "No such game" : "Invalid link";
       return;
     }
-    toast(msg.message || msg.code, "error");
+    if (["replaced", "too_many_connections", "server_full"].includes(code) && msg.for !== "decide") {
+      return; // the socket closes; the banner says why (onStatus)
+    }
+    if (msg.for === "hello") {
+      if (code === "name_taken") {
+        toast(refusalText(code, msg.message, "hello"), "error");
+        this._rename = null; // keep the name the seat has
+        this.renderTray();
+        this.sock.hello();
+      } else if (code === "storage_failed") {
+        setTimeout(() => this.sock.hello(), 1000); // the seat could not be saved yet: again
+      } else {
+        toast(refusalText(code, msg.message, "hello"), "error");
+      }
+      return;
+    }
+    if (msg.for === "draft") return; // a draft is a courtesy; the next change sends another
+    if (msg.for === "back") {
+      this.backBtn.disabled = false;
+      this.backBtn.textContent = "I'm back";
+    }
+    const text = refusalText(code, msg.message, msg.for || "");
     if (pending !== undefined || msg.for === "decide") {
       if (pending !== undefined) this.answered.delete(pending);
-      if (this.editor) this.editor.failed();
-      this.decisionId = null;
-      if (this.state) this.renderTray();
+      if (code === "auto_play" && this.latest) {
+        const mine = this.latest.seats.find((s) => s.seat === this.seat);
+        if (mine) mine.auto = true;
+        this.renderAuto(this.latest);
+      }
+      // Keep what the player made (the program in its editor, or the question) and let them
+      // send it again.
+      this.trayNotice = text;
+      if (this.editor && this.editor.decision.id === pending) {
+        this.editor.failed(text);
+      } else {
+        this.decisionId = null;
+        if (this.state) this.renderTray();
+      }
+      return;
     }
+    toast(text, "error");
   }
 
   now() {
@@ -447,6 +546,15 @@ export class GameScreen {
       return;
     }
     const own = obs ? obs.players.find((p) => p.seat === this.seat) : null;
+    const me = st.seats.find((x) => x.seat === this.seat);
+    if (me && me.auto) {
+      // The game plays this seat (see the banner) until the player says "I'm back".
+      this.tray.classList.remove("your-turn");
+      fill(this.tray, this.waitingTray(st, own), h("div.auto-note", null,
+        h("p.hint", null, "The game is playing for you: it makes your choices until you come back."),
+        h("button.primary", { type: "button", "data-testid": "back-tray", onclick: () => this.comeBack() }, "I'm back")));
+      return;
+    }
     if (decision && (decision.kind === "shutdown" || decision.kind === "power_down") && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
       // Answered with the program ("Shut down" box): no extra question.
       this.plan.done = true;
@@ -457,6 +565,9 @@ export class GameScreen {
       return;
     }
     if (decision) {
+      if (this.noticeFor !== decision.id) this.trayNotice = null;
+      this.noticeFor = decision.id;
+      const notice = this.trayNotice ? h("p.tray-notice", { role: "alert", "data-testid": "tray-notice" }, this.trayNotice) : null;
       this.decisionId = decision.id;
       if (decision.kind === "program") {
         this.editor = new ProgramEditor(decision, own, {
@@ -468,7 +579,7 @@ export class GameScreen {
           },
         });
         if (this.editor.program().some((c) => c !== null)) this.sendDraft(decision.id, this.editor.program());
-        fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), this.editor.el);
+        fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), notice, this.editor.el);
       } else {
         const ctl = decisionControls(decision, {
           decide: (d, c) => this.decide(d, c),
@@ -477,7 +588,7 @@ export class GameScreen {
           ownPlayer: own,
         });
         this.decisionCleanup = ctl.cleanup;
-        fill(this.tray, this.trayHead("Your move"), ctl.el);
+        fill(this.tray, this.trayHead("Your move"), notice, ctl.el);
       }
       this.tray.classList.add("your-turn");
       return;
@@ -488,7 +599,10 @@ export class GameScreen {
 
   trayHead(title, extra) {
     this.trayTimer = h("span.tray-timer", { hidden: true });
-    return h("div.tray-head", null, h("h2", null, title), extra ? h("span.dim", null, extra) : null, this.trayTimer);
+    this.idleNote = h("p.idle-note", { hidden: true, role: "timer", "data-testid": "idle-countdown" });
+    const head = h("div.tray-head", null, h("h2", null, title), extra ? h("span.dim", null, extra) : null, this.trayTimer);
+    this.tick();
+    return [head, this.idleNote];
   }
 
   waitingTray(st, own) {
@@ -511,6 +625,56 @@ export class GameScreen {
     return [this.trayHead(title), ...parts];
   }
 
+  /** The fairness line, the host's seed warning: for the waiting room and the game info. */
+  fairness() {
+    const settings = (this.welcome && this.welcome.settings) || {};
+    const finished = this.state && this.state.status === "finished";
+    const chosen = settings.seed_chosen && settings.seed !== null && settings.seed !== undefined;
+    return [
+      chosen && !finished ? chosenSeedWarning(settings.seed) : null,
+      commitmentNote(settings.seed_commitment),
+    ];
+  }
+
+  /** A place for the revealed seed; filled again when game_over brings the seed. */
+  revealSlot() {
+    const slot = h("div.reveal-slot", null, this.revealEl());
+    this.revealSlots = this.revealSlots.filter((x) => x.isConnected).concat([slot]);
+    return slot;
+  }
+
+  /** The revealed seed, checked against the commitment (once the game is over). */
+  revealEl() {
+    const settings = (this.welcome && this.welcome.settings) || {};
+    const seed = (this.reveal && this.reveal.seed) || settings.seed;
+    const commitment = (this.reveal && this.reveal.commitment) || settings.seed_commitment;
+    if (!seed || !commitment) return null;
+    return revealBox({ seed, commitment, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` });
+  }
+
+  /** "About this game": rules, timers and the fair-shuffle commitment. */
+  renderInfo(options) {
+    const st = (this.welcome && this.welcome.settings) || {};
+    const ed = options && (options.editions || []).find((e) => e.id === st.edition);
+    const variantTitle = (v) => {
+      const found = options && (options.variants || []).find((x) => x.id === v);
+      return found ? found.title : v.replace(/_/g, " ");
+    };
+    const mins = (sec) => fmtTime(sec);
+    const rows = [
+      ["Rules", ed ? ed.title : st.edition],
+      ["Alternative rules", (st.variants || []).length ? st.variants.map(variantTitle).join(", ") : "none"],
+      ["Programming timer", st.timer_seconds ? mins(st.timer_seconds) : "none"],
+      ["Time to program without a timer", st.program_seconds ? mins(st.program_seconds) : null],
+      ["Time for other decisions", st.decision_seconds ? mins(st.decision_seconds) : null],
+      ["Round limit", st.max_rounds ? String(st.max_rounds) : "none"],
+    ].filter((r) => r[1]);
+    fill(this.infoBody,
+      h("dl.info-list", null, rows.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
+      h("p.hint", null, "When a player lets that time pass, the game plays for them until they come back."),
+      this.fairness());
+  }
+
   spectatorTray(obs) {
     const text = obs ? `Round ${obs.round}. You are watching: nobody's hand is shown.` : "You are watching.";
     return [this.trayHead("Spectating"), h("p.hint", { "data-testid": "spectator-note" }, text)];
@@ -521,6 +685,7 @@ export class GameScreen {
     return [
       this.trayHead("Game over"),
       h("p.result-line", { "data-testid": "result-line" }, prettyResult(o.result) || "The game is over."),
+      this.revealSlot(),
       h("div.program-actions", null,
         h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, "Show result"),
         h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "open-replay" }, "Watch the replay")),
@@ -565,6 +730,7 @@ export class GameScreen {
       parts.push(h("p.hint", null, "You are watching. The game starts when the players are ready."));
     }
     if (missing.length) parts.push(h("p.waiting", null, `Waiting for: ${missing.join(", ")}`));
+    parts.push(...this.fairness().filter(Boolean));
     parts.push(this.invites());
     return parts;
   }
@@ -577,7 +743,7 @@ export class GameScreen {
       for (const seat of created.seats) {
         if (seat.kind !== "human" || seat.seat === this.seat) continue;
         const live = this.state.seats.find((s) => s.seat === seat.seat);
-        rows.push(linkRow(`Seat ${seat.seat + 1} · ${live ? live.name : seat.name}`, rebase(seat.url, origin), `invite-${seat.seat}`, live && live.taken));
+        rows.push(linkRow(`Seat ${seat.seat + 1} · ${live ? live.name : seat.name}`, seatUrl(this.gameId, seat.token, origin), `invite-${seat.seat}`, live && live.taken));
       }
     }
     rows.push(linkRow("Spectators", `${origin}/?game=${encodeURIComponent(this.gameId)}`, "spectator-link", false));
@@ -597,13 +763,7 @@ export class GameScreen {
     }
     this.sends.set(id, decision.id);
     this.answered.add(decision.id);
-    if (decision.kind === "program") {
-      try {
-        sessionStorage.removeItem(`rr.draft.${this.gameId}.${decision.id}`);
-      } catch {
-        /* ignore */
-      }
-    }
+    this.trayNotice = null;
   }
 
   sendDraft(decisionId, program) {
@@ -617,11 +777,20 @@ export class GameScreen {
     const st = this.latest;
     if (!st) return;
     const timers = st.timers || [];
-    let timer = null;
+    let mine = [];
     if (this.seat !== null && this.seat !== undefined) {
-      timer = timers.find((t) => t.seat === this.seat && t.reason !== "grace" && !this.answered.has(t.decision_id));
+      mine = timers.filter((t) => t.seat === this.seat && t.reason !== "grace" && !this.answered.has(t.decision_id));
     }
-    if (!timer) timer = timers.find((t) => t.reason === "timer");
+    // The game's own clock (speed mode, the sand timer): a prominent countdown.
+    const timer = mine.find((t) => t.reason === "timer") || timers.find((t) => t.reason === "timer");
+    // The deadline of a decision without a clock: a gentle word in its last half minute.
+    const idle = mine.find((t) => t.reason === "idle" || t.reason === "decision");
+    const idleLeft = idle ? idle.deadline - this.now() : Infinity;
+    if (this.idleNote) {
+      const show = idleLeft < IDLE_WARNING_SECONDS && !(this.editor && this.editor.sending);
+      this.idleNote.hidden = !show;
+      if (show) this.idleNote.textContent = `Still there? The game will play for you in ${fmtTime(idleLeft)}.`;
+    }
     if (timer) {
       const left = timer.deadline - this.now();
       const text = fmtTime(left);
@@ -669,6 +838,7 @@ export class GameScreen {
         h("h2", null, me ? "You win!" : won ? `${outcome.winner_name} wins!` : "Race over"),
         h("p.result-text", null, prettyResult(outcome.result)),
         list,
+        this.revealSlot(),
         h("div.modal-actions", null,
           h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "replay-link" }, "Watch the replay"),
           h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, "Download record"),
@@ -680,15 +850,6 @@ export class GameScreen {
 
 export function prettyResult(text) {
   return String(text || "").replace(/_/g, " ");
-}
-
-function rebase(url, origin) {
-  try {
-    const u = new URL(url);
-    return origin + u.pathname + u.search;
-  } catch {
-    return url;
-  }
 }
 
 function linkRow(label, url, testid, taken) {
@@ -703,6 +864,3 @@ function linkRow(label, url, testid, taken) {
   return h("div.link-row", null, h("span.link-label", null, label, taken ? h("span.badge", null, "joined") : null), h("div.link-box", null, input, btn));
 }
 
-export function gameFromParams() {
-  return { gameId: params.get("game"), token: params.get("token") };
-}

@@ -1,10 +1,13 @@
 // The lobby: create a game, see open, running and finished games, join or watch.
 
 import { api, boardSvg } from "./api.js";
+import { refusalText } from "./errors.js";
 import { icon } from "./icons.js";
-import { fill, h, plural, seatColour, store, toast, SEAT_INK } from "./util.js";
+import { fill, h, plural, seatColour, seatUrl, store, toast, SEAT_INK } from "./util.js";
 
-const COLOUR_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange"];
+// The names the server gives seats nobody named (in seat order).
+const COLOUR_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black"];
+const SEED_TEXT = /^\s*(\d+|0[xX][0-9a-fA-F]+)\s*$/;
 
 export class Lobby {
   constructor(root) {
@@ -56,10 +59,13 @@ export class Lobby {
     this.timerCustom = h("input", { type: "number", min: o.limits.timer_seconds[0], max: o.limits.timer_seconds[1], value: 60, hidden: true, "aria-label": "timer seconds", "data-testid": "timer-seconds" });
     this.variantsBox = h("div.variants", { "data-testid": "variants" });
     this.roundsInput = h("input", { type: "number", min: 0, max: o.limits.max_rounds, value: o.defaults.max_rounds ?? 50, id: "max-rounds", "data-testid": "max-rounds" });
-    this.decisionInput = h("input", { type: "number", min: 0, max: 600, value: o.defaults.decision_seconds ?? 60, id: "decision-seconds" });
-    this.seedInput = h("input", { type: "number", min: 0, placeholder: "random", id: "seed", "data-testid": "seed" });
+    const [low, high] = o.limits.timer_seconds || [5, 3600];
+    this.decisionInput = h("input", { type: "number", min: low, max: high, value: o.defaults.decision_seconds ?? 60, id: "decision-seconds", "data-testid": "decision-seconds" });
+    this.programInput = h("input", { type: "number", min: low, max: high, value: o.defaults.program_seconds ?? 300, id: "program-seconds", "data-testid": "program-seconds" });
+    this.seedInput = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", placeholder: "secret, drawn by the server", id: "seed", "data-testid": "seed" });
     this.publicInput = h("input", { type: "checkbox", checked: true, id: "public" });
     this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, "Create game");
+    this.createError = h("p.error.form-error", { role: "alert", "data-testid": "create-error", hidden: true });
     const form = h("form.create-form", { onsubmit: (e) => { e.preventDefault(); this.create(); } },
       field("Your name", this.nameInput, "player-name"),
       o.editions.length > 1 ? field("Edition", this.editionSelect, "edition") : null,
@@ -71,10 +77,12 @@ export class Lobby {
       h("fieldset", null, h("legend", null, "Alternative rules"), this.variantsBox),
       h("details.advanced", null, h("summary", null, "More options"),
         h("div.two", null,
-          field("Seconds for other decisions", this.decisionInput, "decision-seconds", "0 = no limit"),
-          field("Seed", this.seedInput, "seed", "same seed, same shuffles")),
+          field("Seconds to program when there is no timer", this.programInput, "program-seconds", "then the game plays for an idle player"),
+          field("Seconds for other decisions", this.decisionInput, "decision-seconds", "start space, reboot, upgrades…")),
+        field("Seed (shown to every player)", this.seedInput, "seed",
+          "Empty: the server draws a secret seed and reveals it at the end. A seed you choose is shown to everyone, and whoever knows it can work out every hand."),
         h("label.check", null, this.publicInput, " List in open games (anyone may join)")),
-      h("div.form-actions", null, this.createBtn));
+      h("div.form-actions", null, this.createError, this.createBtn));
     fill(this.formBox, h("h2", { id: "new-game-title" }, "New game"), form);
     const me = { kind: "human", me: true };
     this.seats = [me, { kind: "bot", bot: this.defaultBot() }, { kind: "bot", bot: this.defaultBot() }];
@@ -200,6 +208,26 @@ export class Lobby {
     this.addSeatBtn.disabled = this.seats.length >= high;
   }
 
+  /** The names the seats will have (the server names unnamed seats by colour). */
+  seatNames() {
+    const myName = this.nameInput.value.trim();
+    return this.seats.map((seat, i) => (seat.me ? myName : seat.name) || COLOUR_NAMES[i] || `Robot ${i + 1}`);
+  }
+
+  /** What is wrong with the form before it is sent (the server checks again), or null. */
+  problem() {
+    const seen = new Map();
+    for (const name of this.seatNames()) {
+      const key = name.replace(/\s+/g, " ").trim().toLowerCase();
+      if (seen.has(key)) return `Two players are called ${name}. Every player needs a name of their own.`;
+      seen.set(key, true);
+    }
+    if (this.seedInput.value.trim() !== "" && !SEED_TEXT.test(this.seedInput.value)) {
+      return "A seed is a whole number (such as 12345) or hex starting with 0x. Leave it empty for a secret seed.";
+    }
+    return null;
+  }
+
   body() {
     const myName = this.nameInput.value.trim();
     const seats = this.seats.map((seat) => {
@@ -215,30 +243,58 @@ export class Lobby {
       seats,
       variants: [...this.variantsBox.querySelectorAll("input:checked")].map((x) => x.value),
       max_rounds: intOr(this.roundsInput.value, 50),
-      decision_seconds: intOr(this.decisionInput.value, 60),
+      decision_seconds: intOr(this.decisionInput.value, this.options.defaults.decision_seconds ?? 60),
+      program_seconds: intOr(this.programInput.value, this.options.defaults.program_seconds ?? 300),
       public: this.publicInput.checked,
     };
     const choice = this.timerSelect.value;
     if (choice === "custom") body.timer_seconds = intOr(this.timerCustom.value, 0);
     else if (choice !== "") body.timer_seconds = intOr(choice, 0);
     if (body.timer_seconds === 0 && !(this.timerRule && this.timerRule.kind === "sand")) delete body.timer_seconds;
-    if (this.seedInput.value !== "") body.seed = intOr(this.seedInput.value, undefined);
+    const seed = this.seedInput.value.trim();
+    if (seed !== "") body.seed = /^\d{1,15}$/.test(seed) ? parseInt(seed, 10) : seed; // big ones as text
     return body;
   }
 
+  showCreateError(text) {
+    this.createError.hidden = !text;
+    this.createError.textContent = text || "";
+  }
+
   async create() {
+    if (this.createBtn.disabled) return;
+    const problem = this.problem();
+    this.showCreateError(problem);
+    if (problem) return;
     this.createBtn.disabled = true;
     try {
       const res = await api.create(this.body());
       store.set("created." + res.game_id, res);
       const host = res.seats.find((s) => s.seat === res.host_seat && s.token);
-      location.href = host
-        ? `/?game=${encodeURIComponent(res.game_id)}&token=${encodeURIComponent(host.token)}`
-        : `/?game=${encodeURIComponent(res.game_id)}`;
+      location.href = host ? seatUrl(res.game_id, host.token) : `/?game=${encodeURIComponent(res.game_id)}`;
     } catch (error) {
-      toast(error.message, "error");
-      this.createBtn.disabled = false;
+      this.showCreateError(refusalText(error.code, error.message, "create"));
+      if (error.retryAfter > 0) this.waitToCreate(error.retryAfter);
+      else this.createBtn.disabled = false;
     }
+  }
+
+  /** After a "too many games" answer: the button says when it works again. */
+  waitToCreate(seconds) {
+    const until = Date.now() + seconds * 1000;
+    clearInterval(this.createWait);
+    const step = () => {
+      const left = Math.ceil((until - Date.now()) / 1000);
+      if (left <= 0) {
+        clearInterval(this.createWait);
+        this.createBtn.disabled = false;
+        this.createBtn.textContent = "Create game";
+        return;
+      }
+      this.createBtn.textContent = `Create game (in ${left} s)`;
+    };
+    step();
+    this.createWait = setInterval(step, 250);
   }
 
   // ----------------------------------------------------------------- lists
@@ -269,7 +325,7 @@ export class Lobby {
         h("ul.game-list", null, mine.map((m) => h("li.game-row", null,
           h("span.chip", { style: { background: seatColour(m.seat), color: SEAT_INK[m.seat] } }, String(m.seat + 1)),
           h("div.grow", null, h("strong", null, title(m.course)), h("span.dim", null, ` · game ${m.game}`)),
-          h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(m.game)}&token=${encodeURIComponent(m.token)}` }, "Continue"))))) : null,
+          h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Continue"))))) : null,
       finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, "Finished"),
         h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, "Replay")], g.result || "")))) : null,
     );
@@ -284,9 +340,10 @@ export class Lobby {
         try {
           const name = this.nameInput ? this.nameInput.value.trim() : "";
           const res = await api.join(g.game_id, name ? { name } : {});
-          location.href = `/?game=${encodeURIComponent(res.game_id)}&token=${encodeURIComponent(res.token)}`;
+          location.href = seatUrl(res.game_id, res.token);
         } catch (error) {
-          toast(error.message, "error");
+          toast(refusalText(error.code, error.message, "join"), "error");
+          if (error.code === "name_taken" && this.nameInput) this.nameInput.focus();
           join.disabled = false;
         }
       },
@@ -299,12 +356,15 @@ export class Lobby {
 function gameRow(g, title, actions, note) {
   const seats = (g.seats || []).map((s) => h("span.chip.tiny", { title: s.name + (s.kind === "bot" ? " (bot)" : ""), style: { background: seatColour(s.seat), color: SEAT_INK[s.seat % 6], opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 } }, s.kind === "bot" ? icon("bot") : String(s.seat + 1)));
   const variants = (g.variants || []).filter((v) => v !== "speed");
+  // A seed the host chose is shown before anyone joins: whoever knows it can work out every hand.
+  const chosen = g.seed !== null && g.seed !== undefined && g.status !== "finished";
   return h("li.game-row", { "data-game": g.game_id },
     h("div.grow", null,
       h("strong", null, title(g.course)),
       h("div.meta", null, h("span.chips", null, seats), note ? h("span.dim", null, " " + note) : null,
         g.timer_seconds ? h("span.tag", null, icon("clock"), ` ${g.timer_seconds}s`) : null,
-        variants.length ? h("span.tag", { title: variants.join(", ") }, `+${variants.length} rules`) : null)),
+        variants.length ? h("span.tag", { title: variants.join(", ") }, `+${variants.length} rules`) : null,
+        chosen ? h("span.tag.warn", { "data-testid": "seed-chosen", title: `The host chose the seed ${g.seed}: whoever knows it can work out every hand.` }, "host's seed") : null)),
     h("div.actions", null, actions));
 }
 

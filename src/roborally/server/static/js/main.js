@@ -1,9 +1,9 @@
-// Entry point: ?game=ID[&token=T] plays or watches a game, ?replay=ID replays one, else the lobby.
+// Entry point: ?game=ID[#token=T] plays or watches a game, ?replay=ID replays one, else the lobby.
 
 import { GameScreen } from "./game.js";
 import { Lobby } from "./lobby.js";
 import { ReplayScreen } from "./replay.js";
-import { params, store } from "./util.js";
+import { params, seatToken, store } from "./util.js";
 
 // ?speed=N (0 = no animation) is remembered for the next pages too.
 if (params.has("speed") && Number.isFinite(parseFloat(params.get("speed")))) {
@@ -17,7 +17,13 @@ const game = params.get("game");
 if (replay) {
   new ReplayScreen(root, replay).start();
 } else if (game) {
-  new GameScreen(root, { gameId: game, token: params.get("token") }).start();
+  const token = seatToken();
+  // Another seat link for this game opened in this tab changes only the fragment: the browser
+  // does not load the page again by itself, so do it (the page plays the seat it was opened with).
+  window.addEventListener("hashchange", () => {
+    if (seatToken() !== token) location.reload();
+  });
+  new GameScreen(root, { gameId: game, token }).start();
 } else {
   new Lobby(root).start();
 }

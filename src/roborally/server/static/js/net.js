@@ -1,9 +1,31 @@
-// The game WebSocket (docs/protocol.md section 2): hello, reconnects with backoff, message ids.
+// The game WebSocket (docs/protocol.md section 2): hello (with the seat token: never in a URL),
+// reconnects with backoff, message ids, and the ways the server turns a socket away.
+
+/**
+ * Why the server closed a socket, by close code, and whether to try again on our own:
+ * "stop" (a link that will never work), "manual" (the player decides: another tab has the seat,
+ * the game is full of spectators), "slow" (try again now and then: too many tabs).
+ */
+const CLOSES = {
+  4400: { status: "refused", retry: "stop" }, // a token in the URL (an old page)
+  4401: { status: "refused", retry: "stop" }, // bad token
+  4404: { status: "refused", retry: "stop" }, // unknown game
+  4409: { status: "replaced", retry: "manual" }, // this seat was opened in another tab
+  4429: { status: "busy", retry: "slow" }, // too many connections from this address
+  1013: { status: "full", retry: "manual" }, // as many spectators as the game takes
+};
+
+/** Error codes that come just before such a close (the close code may be lost on the way). */
+const FATAL_CODES = {
+  bad_token: 4401, unknown_game: 4404, token_in_url: 4400, replaced: 4409,
+  too_many_connections: 4429, server_full: 1013,
+};
 
 export class GameSocket {
   /**
    * opts: {gameId, token, onMessage(msg), onStatus(status), since(): next event index to ask for,
    *        name(): a name for hello (lobby only)}
+   * status: connecting, online, reconnecting, refused, replaced, busy, full
    */
   constructor(opts) {
     this.opts = opts;
@@ -17,13 +39,13 @@ export class GameSocket {
 
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const q = this.opts.token ? "?token=" + encodeURIComponent(this.opts.token) : "";
-    return `${proto}//${location.host}/ws/${encodeURIComponent(this.opts.gameId)}${q}`;
+    return `${proto}//${location.host}/ws/${encodeURIComponent(this.opts.gameId)}`;
   }
 
   connect() {
     if (this.closed) return;
-    this._setStatus(this.attempt ? "reconnecting" : "connecting");
+    this.fatal = null;
+    if (this.status !== "busy") this._setStatus(this.attempt ? "reconnecting" : "connecting");
     let ws;
     try {
       ws = new WebSocket(this.url());
@@ -34,10 +56,7 @@ export class GameSocket {
     this.ws = ws;
     ws.onopen = () => {
       this.attempt = 0;
-      const hello = { type: "hello", v: 1, since: this.opts.since ? this.opts.since() : 0 };
-      const name = this.opts.name ? this.opts.name() : null;
-      if (name) hello.name = name;
-      this._send(hello);
+      this.hello();
       this._setStatus("online");
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this._send({ type: "ping", v: 1, t: Date.now() / 1000 }), 20000);
@@ -49,9 +68,7 @@ export class GameSocket {
       } catch {
         return;
       }
-      if (msg.type === "error" && (msg.code === "bad_token" || msg.code === "unknown_game")) {
-        this.fatal = msg;
-      }
+      if (msg.type === "error" && FATAL_CODES[msg.code]) this.fatal = msg;
       this.opts.onMessage(msg);
     };
     ws.onclose = (ev) => {
@@ -59,8 +76,10 @@ export class GameSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.closed) return;
-      if (this.fatal || ev.code === 4401 || ev.code === 4404) {
-        this._setStatus("refused");
+      const how = CLOSES[ev.code] || (this.fatal && CLOSES[FATAL_CODES[this.fatal.code]]);
+      if (how) {
+        this._setStatus(how.status);
+        if (how.retry === "slow") this._retry(10000);
         return;
       }
       this._retry();
@@ -70,9 +89,29 @@ export class GameSocket {
     };
   }
 
-  _retry() {
-    this._setStatus("reconnecting");
-    const delay = Math.min(5000, 300 * Math.pow(1.6, this.attempt++));
+  /** Say hello (again: after a refused hello, e.g. a name somebody else has). */
+  hello() {
+    const hello = { type: "hello", v: 1, since: this.opts.since ? this.opts.since() : 0 };
+    if (this.opts.token) hello.token = this.opts.token;
+    const name = this.opts.name ? this.opts.name() : null;
+    if (name) hello.name = name;
+    this._send(hello);
+  }
+
+  /** Connect again now (the player pressed "Try again" / "Play here"). */
+  retryNow() {
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    if (this.ws) this.ws.close(1000);
+    this.ws = null;
+    this.connect();
+  }
+
+  _retry(delay = null) {
+    if (delay === null) {
+      this._setStatus("reconnecting");
+      delay = Math.min(5000, 300 * Math.pow(1.6, this.attempt++));
+    }
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay);
   }

@@ -114,12 +114,15 @@ export class ProgramEditor {
   submit() {
     if (!this.complete() || this.sending) return;
     this.sending = true;
+    this.notice = null;
     this.render();
     this.hooks.onSubmit(this.program());
   }
 
-  failed() {
+  /** The program was not taken (e.g. the server could not save it): it stays, to send again. */
+  failed(notice = null) {
     this.sending = false;
+    this.notice = notice;
     this.render();
   }
 
@@ -181,6 +184,7 @@ export class ProgramEditor {
       ? `Register${this.locked.size > 1 ? "s" : ""} ${[...this.locked].map((r) => r + 1).join(", ")} locked by a face-down Haywire.`
       : "Tap a card to program the next register, tap a register to undo, or drag.";
     this.el.replaceChildren(
+      this.notice ? h("p.tray-notice", { role: "alert", "data-testid": "tray-notice" }, this.notice) : "",
       regs,
       h("p.hint", null, tip),
       hand,

@@ -4,6 +4,7 @@ import { Animator } from "./anim.js";
 import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { setCatalogue } from "./cards.js";
+import { revealBox } from "./fair.js";
 import { prettyResult, speedControl } from "./game.js";
 import { icon } from "./icons.js";
 import { LogView } from "./logview.js";
@@ -98,13 +99,19 @@ export class ReplayScreen {
         btn(icon("next"), "Next step", () => this.next(), "replay-next"),
         btn(icon("last"), "Last step", () => this.jump(this.steps.length - 1), "replay-last")),
       this.slider, this.counter);
+    const settings = this.data.settings || {};
+    const fair = settings.seed && settings.seed_commitment
+      ? h("details.fair-box", null, h("summary", null, "Fair shuffles"),
+        revealBox({ seed: settings.seed, commitment: settings.seed_commitment, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` }))
+      : null;
     const tray = h("section.tray", { "data-testid": "replay" },
       h("div.tray-head", null, h("h2", null, "Replay")),
       h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o.result)),
       controls,
       h("div.program-actions", null,
         h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, "Download record"),
-        h("a.button.ghost", { href: "/" }, "Lobby")));
+        h("a.button.ghost", { href: "/" }, "Lobby")),
+      fair);
     const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Log"), this.logView.el);
     fill(this.root, h("div.game-screen.replay-screen", null,
       h("header.topbar", null,

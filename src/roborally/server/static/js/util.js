@@ -58,6 +58,31 @@ export function fill(el, ...children) {
 
 export const params = new URLSearchParams(location.search);
 
+/**
+ * This page's seat token. Seat links carry it in the fragment (/?game=ID#token=T), which the
+ * browser never sends to a server or a proxy; an old link with ?token=T still works, and the
+ * token is moved into the fragment at once (no reload), so it does not stay in the address.
+ */
+export function seatToken() {
+  const fromHash = new URLSearchParams(location.hash.replace(/^#/, "")).get("token");
+  const fromQuery = params.get("token");
+  if (fromQuery !== null) {
+    const query = new URLSearchParams(location.search);
+    query.delete("token");
+    params.delete("token");
+    const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+    if (fromHash === null) hash.set("token", fromQuery);
+    const search = query.toString();
+    history.replaceState(history.state, "", `${location.pathname}${search ? "?" + search : ""}#${hash}`);
+  }
+  return fromHash || fromQuery || null;
+}
+
+/** The link that plays a seat: the token in the fragment. */
+export function seatUrl(gameId, token, origin = "") {
+  return `${origin}/?game=${encodeURIComponent(gameId)}#token=${encodeURIComponent(token)}`;
+}
+
 /** A number from the URL (?speed=4), or a fallback. */
 export function numParam(name, fallback) {
   const v = parseFloat(params.get(name));
@@ -104,10 +129,11 @@ export function toast(text, kind = "info") {
     box = h("div.toasts", { role: "status", "aria-live": "polite" });
     document.body.append(box);
   }
-  const t = h("div.toast." + kind, null, text);
+  const t = h("div.toast." + kind, { "data-testid": "toast" }, text);
   box.append(t);
-  setTimeout(() => t.classList.add("out"), 3200);
-  setTimeout(() => t.remove(), 3800);
+  const life = kind === "error" ? 8000 : 3200; // time to read what went wrong
+  setTimeout(() => t.classList.add("out"), life);
+  setTimeout(() => t.remove(), life + 600);
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
