@@ -524,7 +524,11 @@ export class GameScreen {
     const decision = pending[0] || null;
     if (decision && decision.id === this.decisionId) return; // keep the open editor
     if (decision && this.answered.has(decision.id) && decision.kind !== "program") {
-      // Answered already; the game has not moved on yet (another seat is deciding).
+      // Answered already; the game has not moved on yet (another seat is deciding, or the
+      // animation before the next state is still playing).
+      if (this.decisionCleanup) this.decisionCleanup();
+      this.decisionCleanup = null;
+      this.decisionId = null;
       this.tray.classList.remove("your-turn");
       fill(this.tray, this.waitingTray(st, st.observation ? st.observation.players.find((p) => p.seat === this.seat) : null));
       return;
@@ -559,7 +563,7 @@ export class GameScreen {
       // Answered with the program ("Shut down" box): no extra question.
       this.plan.done = true;
       this.decisionId = decision.id;
-      this.decide(decision, !!this.plan.shutdown);
+      this.decide(decision, !!this.plan.shutdown, false);
       this.tray.classList.remove("your-turn");
       fill(this.tray, this.waitingTray(st, own));
       return;
@@ -582,7 +586,7 @@ export class GameScreen {
         fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), notice, this.editor.el);
       } else {
         const ctl = decisionControls(decision, {
-          decide: (d, c) => this.decide(d, c),
+          decide: (d, c) => this.decide(d, c, true),
           board: this.board,
           startSpaces: this.welcome && this.welcome.board.start_spaces,
           ownPlayer: own,
@@ -752,7 +756,11 @@ export class GameScreen {
   }
 
   // -------------------------------------------------------------- actions
-  decide(decision, choice) {
+  /**
+   * Answer a decision. ``settle``: show the waiting tray at once (a question answered during an
+   * activation would otherwise stay on screen until the animation before the next state ends).
+   */
+  decide(decision, choice, settle = false) {
     const id = this.sock.send("decide", { decision_id: decision.id, choice });
     if (id === null) {
       toast("Not connected; try again in a moment.", "error");
@@ -764,6 +772,11 @@ export class GameScreen {
     this.sends.set(id, decision.id);
     this.answered.add(decision.id);
     this.trayNotice = null;
+    if (settle && this.state) {
+      this.decisionId = null;
+      this.renderTray();
+      this.renderPlayers(); // no longer "deciding…"
+    }
   }
 
   sendDraft(decisionId, program) {
