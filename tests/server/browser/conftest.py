@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -182,6 +183,58 @@ class ServerProcess:
         if legacy:
             return f"{self.base}/?game={game['game_id']}&token={token}{extra}"
         return f"{self.base}/?game={game['game_id']}{extra}#token={token}"
+
+
+class SteadyPlayer:
+    """Plays one seat over the WebSocket protocol in a thread, as a person who answers every
+    question with its default after ``delay`` seconds (shorter than any deadline), so the game
+    goes at that pace and the seat never goes to auto-play."""
+
+    def __init__(self, server: ServerProcess, game: dict[str, Any], seat: int, delay: float):
+        self.url = f"ws://127.0.0.1:{server.port}/ws/{game['game_id']}"
+        self.token = game["seats"][seat]["token"]
+        self.delay = delay
+        self.stopping = threading.Event()
+        self.errors: list[dict[str, Any]] = []
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> SteadyPlayer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        from websockets.sync.client import connect
+
+        answered: set[str] = set()
+        with connect(self.url) as ws:
+            ws.send(json.dumps({"type": "hello", "v": 1, "token": self.token}))
+            while not self.stopping.is_set():
+                try:
+                    msg = json.loads(ws.recv(timeout=0.2))
+                except TimeoutError:
+                    continue
+                if msg["type"] == "game_over":
+                    return
+                if msg["type"] == "error":
+                    self.errors.append(msg)
+                if msg["type"] != "state":
+                    continue
+                if msg["status"] == "open" and not any(
+                    s["ready"] for s in msg["seats"] if s["seat"] == msg["seat"]
+                ):
+                    ws.send(json.dumps({"type": "ready", "v": 1}))
+                for decision in msg["pending"]:
+                    if decision["id"] in answered:
+                        continue
+                    answered.add(decision["id"])
+                    if self.stopping.wait(self.delay):
+                        return
+                    choice = {"type": "decide", "v": 1, "decision_id": decision["id"]}
+                    ws.send(json.dumps(choice | {"choice": "timeout"}))
 
 
 @pytest.fixture(scope="session")
@@ -408,6 +461,28 @@ def play_until(page: Page, done: Callable[[], bool], timeout: float = 60.0) -> l
     return answered
 
 
+def until_register_plays(page: Page, timeout: float = 20.0) -> list[str]:
+    """After a program is locked in: answer the questions of the activation (an upgrade to
+    use before or after a register card) until a register's cards are on the board and no
+    such question is waiting behind the animation; returns the kinds answered."""
+
+    def playing() -> bool:
+        return bool(
+            page.evaluate(
+                """() => {
+                    const game = window.rrGame, latest = game && game.latest;
+                    const cards = "#app.animating [data-testid=register-strip] .reg-card";
+                    const inWindow = (d) => ["pre", "post"].includes((d.info || {}).window);
+                    return !!latest && !latest.pending.some(inWindow)
+                        && document.querySelector(cards) !== null
+                        && document.querySelector("[data-testid=decision]") === null;
+                }"""
+            )
+        )
+
+    return play_until(page, playing, timeout)
+
+
 def visible(page: Page, selector: str) -> bool:
     loc = page.locator(selector)
     return bool(loc.count()) and loc.first.is_visible()
@@ -424,6 +499,7 @@ def ui() -> Any:
         choice_button = staticmethod(choice_button)
         play_until = staticmethod(play_until)
         until_program = staticmethod(until_program)
+        until_register_plays = staticmethod(until_register_plays)
         visible = staticmethod(visible)
 
     return Ui

@@ -27,8 +27,13 @@ def test_one_person_and_two_bots_play_a_whole_game(
     page.wait_for_selector(".course-preview svg")
     shots(page, "lobby-desktop")
     page.click("text=More options")
+    # Every decision has a deadline; without a timer, programming has the server's default.
+    expect(page.locator("[data-testid=program-seconds]")).to_have_value("300")
+    expect(page.locator("label[for=seed]")).to_contain_text("shown to every player")
     page.fill("[data-testid=seed]", "4")
     page.click("[data-testid=create-game]")
+    # The seat's link: the token in the fragment, which no server or proxy ever sees.
+    expect(page).to_have_url(re.compile(r"/\?game=[\w-]+#token=[\w-]+$"))
 
     # The creator is the only person: the game starts at once and asks for a start space.
     decision = page.locator("[data-testid=decision]")
@@ -74,13 +79,9 @@ def test_one_person_and_two_bots_play_a_whole_game(
 
     # The activation may ask questions (with this seed, whether to use Recharge before the
     # register card): answer them as a player would until a register plays on the board.
-    def register_playing() -> bool:
-        banner = ui.visible(page, ".board-banner.show")
-        return banner and not ui.visible(page, "[data-testid=decision]")
-
-    asked = ui.play_until(page, register_playing, timeout=20)
+    asked = ui.until_register_plays(page)
     assert "program" not in asked, asked
-    page.wait_for_timeout(900)
+    page.wait_for_timeout(600)
     shots(page, "activation-desktop")
     if ui.visible(page, "[data-testid=skip]"):
         page.click("[data-testid=skip]")
@@ -122,6 +123,10 @@ def test_one_person_and_two_bots_play_a_whole_game(
     # The finished game is listed in the lobby with its replay.
     page.goto(live_server.base + "/")
     expect(page.locator("[data-testid=finished-games]")).to_contain_text("Training Run")
+    # "Your seats" continues a game with the same kind of link.
+    expect(page.get_by_role("link", name="Continue").first).to_have_attribute(
+        "href", re.compile(r"^/\?game=[\w-]+#token=[\w-]+$")
+    )
 
 
 def test_a_phone_sized_screen_plays_by_tapping(
@@ -155,10 +160,12 @@ def test_a_phone_sized_screen_plays_by_tapping(
     shots(page, "program-phone")
     page.select_option("[data-testid=speed]", "1")
     page.locator("[data-testid=submit-program]").tap()
-    expect(page.locator(".board-banner.show")).to_be_visible(timeout=10_000)
-    page.wait_for_timeout(900)
+    ui.until_register_plays(page)
+    page.wait_for_timeout(600)
     shots(page, "activation-phone")
-    page.locator("[data-testid=skip]").tap()
+    skip = page.locator("[data-testid=skip]")
+    if skip.is_visible():
+        skip.tap()
     # The next round's program is asked for (or a decision first): the game goes on.
     expect(page.locator("[data-testid=phase]")).to_contain_text(
         re.compile("Round 2|Register"), timeout=20_000

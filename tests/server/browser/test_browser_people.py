@@ -161,3 +161,42 @@ def test_open_games_are_listed_in_the_lobby_and_can_be_joined(
     expect(host.locator("[data-testid=player-1]")).to_contain_text("Dee")
     page.goto(live_server.base + "/")
     expect(page.locator(f"[data-game='{game['game_id']}']")).to_contain_text("0 free seats")
+
+
+def test_a_name_already_in_the_game_is_refused_in_words(
+    live_server: ServerProcess, contexts: Contexts
+) -> None:
+    """name_taken, on join and on a new name in the waiting room: the page says it in words
+    (never the code) and the player keeps their seat and name."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "human"}, {"kind": "human"}]
+    )
+    host = contexts.page()
+    host.goto(live_server.seat_url(game, 0, speed=0))
+    expect(host.locator("[data-testid=phase]")).to_have_text("Waiting room")
+    page = contexts.page()
+    page.goto(live_server.base + "/?speed=0")
+    page.fill("[data-testid=player-name]", "ada")  # the same name to a reader
+    page.click(f"[data-testid='join-{game['game_id']}']")
+    toast = page.locator("[data-testid=toast]").last
+    expect(toast).to_contain_text("Another player in this game is already called ada")
+    expect(page.locator("body")).not_to_contain_text("name_taken")
+    assert "game=" not in page.url  # still in the lobby
+
+    page.fill("[data-testid=player-name]", "Dee")
+    page.click(f"[data-testid='join-{game['game_id']}']")
+    expect(page.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+    # A new name in the waiting room that another player has: refused, the old one kept.
+    name = page.locator("[data-testid=name-input]")
+    name.fill("ADA")
+    name.press("Enter")
+    name.blur()
+    toast = page.locator("[data-testid=toast]").last
+    expect(toast).to_contain_text("Another player in this game is already called ADA")
+    expect(page.locator("[data-testid=player-1]")).to_contain_text("Dee")
+    expect(page.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+    expect(page.locator("[data-testid=name-input]")).to_have_value("Dee")
+    expect(page.locator("body")).not_to_contain_text("name_taken")
+    # The seat still works: ready shows for the host.
+    page.click("[data-testid=ready]")
+    expect(host.locator("[data-testid=player-1]")).to_contain_text("ready")

@@ -1,15 +1,18 @@
 """The page survives what happens to real games: a reload, the programming timer running out,
-and a server restart in the middle of a game."""
+a server restart in the middle of a game, a move the server could not save, a player who was
+away too long; and seat links keep their token out of every URL a server sees."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocket, WebSocketRoute, expect
 
-from .conftest import Contexts, ServerProcess, until_program
+from .conftest import MIN_SECONDS, Contexts, ServerProcess, SteadyPlayer, until_program
 
 
 def _start(page: Page) -> None:
@@ -149,3 +152,156 @@ def test_the_game_goes_on_after_a_server_restart(
         expect(page.locator("[data-testid=log]")).to_contain_text("Round 2")
     finally:
         server.stop()
+
+
+def test_seat_links_keep_the_token_out_of_every_url(
+    live_server: ServerProcess, contexts: Contexts
+) -> None:
+    """The seat token is in the link's fragment (never sent to a server or a proxy) and in the
+    hello message, never in the WebSocket URL; an old ?token= link still works and is moved
+    into the fragment at once."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}, {"kind": "bot"}]
+    )
+    gid, ada, bo = game["game_id"], game["seats"][0]["token"], game["seats"][1]["token"]
+    assert game["seats"][0]["url"].endswith(f"/?game={gid}#token={ada}")  # the server's link
+    sockets: list[str] = []
+    hellos: list[dict[str, Any]] = []
+
+    def watch(page: Page) -> Page:
+        def on_socket(ws: WebSocket) -> None:
+            sockets.append(ws.url)
+            ws.on("framesent", lambda text: hellos.extend(_hello(text)))
+
+        page.on("websocket", on_socket)
+        return page
+
+    page = watch(contexts.page())
+    page.goto(live_server.seat_url(game, 0, speed=0))
+    expect(page.locator("[data-testid=player-0] .badge.you")).to_be_visible()
+    assert page.url.endswith(f"?game={gid}&speed=0#token={ada}")
+
+    old = watch(contexts.page())
+    old.goto(live_server.seat_url(game, 1, legacy=True, speed=0))
+    expect(old.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+    query, fragment = urlsplit(old.url).query, urlsplit(old.url).fragment
+    assert "token" not in query and "speed=0" in query and fragment == f"token={bo}", old.url
+    old.reload()  # the address bar now holds the fragment form, which still plays the seat
+    expect(old.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+
+    # A seat link opened in a tab that watches the game changes only the fragment: the page
+    # loads again as that seat.
+    tab = watch(contexts.page())
+    tab.goto(f"{live_server.base}/?game={gid}")
+    expect(tab.locator("[data-testid=phase]")).to_have_text("Waiting room")
+    expect(tab.locator(".badge.you")).to_have_count(0)
+    tab.goto(f"{live_server.base}/?game={gid}#token={bo}")
+    expect(tab.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+
+    assert len(sockets) >= 5 and not [url for url in sockets if "token" in url], sockets
+    assert all(url.endswith(f"/ws/{gid}") for url in sockets), sockets
+    assert {h.get("token") for h in hellos} == {None, ada, bo}, hellos
+
+
+def _hello(text: str | bytes) -> list[dict[str, Any]]:
+    msg = json.loads(text)
+    return [msg] if isinstance(msg, dict) and msg.get("type") == "hello" else []
+
+
+def test_an_idle_player_is_auto_played_until_they_come_back(
+    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any
+) -> None:
+    """Every decision has a deadline: a player who lets one pass (here 2 s) is played by the
+    game although still connected, sees why, and takes the seat back with "I'm back"."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}],
+        variants=["lighter"],
+        program_seconds=MIN_SECONDS,
+        decision_seconds=MIN_SECONDS,
+        max_rounds=8,
+    )
+    page = contexts.page()
+    frames = ui.capture_ws(page)
+    page.goto(live_server.seat_url(game, 0, speed=0))
+    # Bo answers everything after a second, so the game goes on at a person's pace.
+    with SteadyPlayer(live_server, game, 1, delay=1.0):
+        expect(page.locator("[data-testid=player-1]")).to_contain_text("ready")
+        page.click("[data-testid=start-game]")
+        # Ada does nothing. Her question first says, gently, when the game will answer it.
+        countdown = page.locator("[data-testid=idle-countdown]")
+        expect(countdown).to_contain_text(re.compile(r"will play for you in 0:0[0-2]"))
+        banner = page.locator("[data-testid=auto-banner]")
+        expect(banner).to_contain_text("You were away too long, so the game is playing for you")
+        expect(page.locator("[data-testid=player-0] .badge.warn")).to_have_text("auto")
+        reasons = {t["reason"] for f in frames if f["type"] == "state" for t in f["timers"]}
+        assert "decision" in reasons, reasons
+        shots(page, "auto-play-desktop")
+        page.click("[data-testid=back]")
+        expect(banner).to_be_hidden()
+        acked = next(i for i, f in enumerate(frames) if f["type"] == "ack" and f["for"] == "back")
+        after = next(f for f in frames[acked:] if f["type"] == "state")
+        assert after["seats"][0]["auto"] is False
+        # Back in the game: the next question is Ada's again; letting programming pass (the
+        # idle deadline: the game has no programming timer) hands the seat over once more.
+        ui.play_until(
+            page,
+            lambda: any(
+                t["reason"] == "idle" and t["seat"] == 0
+                for f in list(frames)
+                if f["type"] == "state"
+                for t in f["timers"]
+            ),
+            timeout=30,
+        )
+        expect(banner).to_be_visible(timeout=10_000)
+        state = next(f for f in reversed(frames) if f["type"] == "state")
+        assert state["seats"][0]["auto"] is True
+    errors = [f for f in frames if f["type"] == "error" and f.get("code") != "not_pending"]
+    assert not errors, errors
+
+
+def test_a_move_the_server_could_not_save_can_be_sent_again(
+    live_server: ServerProcess, contexts: Contexts, ui: Any
+) -> None:
+    """storage_failed: nothing changed on the server; the program stays on screen, the page
+    says so in words, and Lock in sends it again. (The failure is made on the way: the first
+    program sent is answered with the server's storage_failed error instead of reaching it.)"""
+    game = live_server.create(seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot"}], seed=11)
+    page = contexts.page()
+    failed: list[dict[str, Any]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(text: str | bytes) -> None:
+            msg = json.loads(text)
+            if msg.get("type") == "decide" and isinstance(msg.get("choice"), list) and not failed:
+                failed.append(msg)
+                error = {
+                    "type": "error",
+                    "v": 1,
+                    "code": "storage_failed",
+                    "message": "the server could not save this, so nothing changed; try again",
+                    "ref": msg.get("id"),
+                    "for": "decide",
+                }
+                ws.send(json.dumps(error))
+                return
+            server.send(text)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r"/ws/"), route)
+    page.goto(live_server.seat_url(game, 0, speed=0))
+    _start(page)
+    chosen = ui.program_first_cards(page, 5)
+    page.click("[data-testid=submit-program]")
+    notice = page.locator("[data-testid=tray-notice]")
+    expect(notice).to_contain_text("could not save your move, so nothing changed")
+    expect(notice).not_to_contain_text("storage_failed")
+    assert failed and _registers(page) == chosen
+    submit = page.locator("[data-testid=submit-program]")
+    expect(submit).to_be_enabled()
+    submit.click()
+    expect(page.locator("[data-testid=log]")).to_contain_text("Register 1", timeout=20_000)
+    expect(notice).to_have_count(0)
