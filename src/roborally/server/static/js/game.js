@@ -669,8 +669,9 @@ export class GameScreen {
       ["Rules", ed ? ed.title : st.edition],
       ["Alternative rules", (st.variants || []).length ? st.variants.map(variantTitle).join(", ") : "none"],
       ["Programming timer", st.timer_seconds ? mins(st.timer_seconds) : "none"],
-      ["Time to program without a timer", st.program_seconds ? mins(st.program_seconds) : null],
-      ["Time for other decisions", st.decision_seconds ? mins(st.decision_seconds) : null],
+      // Speed mode times every program; otherwise programming without the clock has this.
+      ["Time to program (no timer)", !(st.variants || []).includes("speed") && st.program_seconds ? mins(st.program_seconds) : null],
+      ["Other decisions", st.decision_seconds ? mins(st.decision_seconds) : null],
       ["Round limit", st.max_rounds ? String(st.max_rounds) : "none"],
     ].filter((r) => r[1]);
     fill(this.infoBody,

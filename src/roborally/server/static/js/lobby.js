@@ -77,7 +77,7 @@ export class Lobby {
       h("fieldset", null, h("legend", null, "Alternative rules"), this.variantsBox),
       h("details.advanced", null, h("summary", null, "More options"),
         h("div.two", null,
-          field("Seconds to program when there is no timer", this.programInput, "program-seconds", "then the game plays for an idle player"),
+          field("Seconds to program", this.programInput, "program-seconds", "when there is no timer; then the game plays for an idle player"),
           field("Seconds for other decisions", this.decisionInput, "decision-seconds", "start space, reboot, upgrades…")),
         field("Seed (shown to every player)", this.seedInput, "seed",
           "Empty: the server draws a secret seed and reveals it at the end. A seed you choose is shown to everyone, and whoever knows it can work out every hand."),
