@@ -43,6 +43,7 @@ DOC_SCREENSHOTS = {
     "replay-desktop",
     "program-phone",
     "activation-phone",
+    "auto-play-desktop",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).
