@@ -17,54 +17,17 @@ import argparse
 import asyncio
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
+from serverproc import NO_ADDRESS_LIMITS, LocalServer
 
 from roborally.content.record import parse_record, replay
 from roborally.server.client import PlayResult, RemotePlayer
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def start_server(data_dir: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "roborally.server",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--data",
-        data_dir,
-        "--log-level",
-        "warning",
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-        try:
-            if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the server did not start in 30 s")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -192,21 +155,14 @@ def main() -> int:
     args = parser.parse_args()
     args.variants = [v for v in args.variants.split(",") if v]
 
-    process = None
-    with tempfile.TemporaryDirectory(prefix="roborally-load-") as data_dir:
+    with tempfile.TemporaryDirectory(prefix="roborally-load-") as temp:
         if args.url:
-            base = args.url.rstrip("/")
+            report = asyncio.run(run(args, args.url.rstrip("/")))
         else:
-            process, base = start_server(data_dir)
-        try:
-            report = asyncio.run(run(args, base))
-        finally:
-            if process is not None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            # A capacity test: every game comes from this one address.
+            flags = ("--log-level", "warning", *NO_ADDRESS_LIMITS)
+            with LocalServer(Path(temp) / "data", *flags) as server:
+                report = asyncio.run(run(args, server.base))
     if args.json:
         print(json.dumps(report, indent=2))
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ import re
 import secrets
 import socket
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -90,12 +92,18 @@ __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "creat
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, retry_after: int = 0) -> None:
+    """A refused request. ``close`` ends the connection after the answer (a body the server
+    will not read is then not read at all)."""
+
+    def __init__(
+        self, status: int, code: str, message: str, retry_after: int = 0, close: bool = False
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.retry_after = retry_after
+        self.close = close
 
 
 def _too_many(refusal: Refusal) -> ApiError:
@@ -183,6 +191,7 @@ class GameServer:
         self.ctx = RoomContext(self.options, self.store, self.pool)
         self.limits = AddressLimits(self.options)
         self.rooms: dict[str, GameRoom] = {}
+        self.creating: Counter[tuple[str, bool]] = Counter()  # (address, bots only) under way
         self.broken: list[str] = []
         self.listen_host: str | None = None  # set by serve(): where the server listens
         self.listen_port: int | None = None
@@ -209,6 +218,10 @@ class GameServer:
                     await self.store.run(Store.update_game, game_id, status=BROKEN)
         if self.rooms:
             log.info("reloaded %d game(s)", len(self.rooms))
+        # What was loaded so far (modules, courses, cards) lives as long as the server: keep
+        # it out of the collector's full passes, which would otherwise pause the event loop.
+        gc.collect()
+        gc.freeze()
         if self.broken:
             log.error(
                 "%d game(s) could not be reloaded and are kept in the store with status"
@@ -413,15 +426,17 @@ class GameServer:
     def _admit(self, address: str, bots_only: bool) -> None:
         """Per-address and server-wide limits on new games (429 / 503 with the reason)."""
         opts = self.options
-        if self.active_count() >= opts.max_games:
+        if self.active_count() + sum(self.creating.values()) >= opts.max_games:
             raise ApiError(503, "server_full", "too many games on this server; try later", 60)
         if bots_only:
             running = [r for r in self.rooms.values() if r.status == RUNNING and r.lane == "bots"]
-            if len(running) >= opts.max_bot_games:
+            starting = sum(n for (_, bots), n in self.creating.items() if bots)
+            if len(running) + starting >= opts.max_bot_games:
                 raise ApiError(
                     503, "server_full", "too many games of bots only are running; try later", 60
                 )
             mine = sum(1 for r in running if r.creator == address)
+            mine += self.creating[address, True]
             if mine >= opts.bot_games_per_address:
                 raise ApiError(
                     429,
@@ -434,6 +449,7 @@ class GameServer:
             lobbies = sum(
                 1 for r in self.rooms.values() if r.status == OPEN and r.creator == address
             )
+            lobbies += self.creating[address, False]
             if lobbies >= opts.lobbies_per_address:
                 raise ApiError(
                     429,
@@ -451,6 +467,18 @@ class GameServer:
         settings, seats = self.settings_from(body)
         bots_only = not any(s.human for s in seats)
         self._admit(address, bots_only)
+        key = (address, bots_only)
+        self.creating[key] += 1  # counted from here on: concurrent calls see this one
+        try:
+            return await self._create(settings, seats, base, address)
+        finally:
+            self.creating[key] -= 1
+            if self.creating[key] <= 0:
+                del self.creating[key]
+
+    async def _create(
+        self, settings: GameSettings, seats: list[Seat], base: str, address: str
+    ) -> dict[str, Any]:
         problem = await self.pool.any_call(
             "check_settings", settings.to_json(), tuple(s.name for s in seats)
         )
@@ -576,8 +604,12 @@ def _address(request: Request | WebSocket) -> str:
     return request.client.host if request.client else "?"
 
 
-def _error(status: int, code: str, text: str, retry_after: int = 0) -> JSONResponse:
-    headers = {"Retry-After": str(retry_after)} if retry_after else None
+def _error(
+    status: int, code: str, text: str, retry_after: int = 0, close: bool = False
+) -> JSONResponse:
+    headers = {"Retry-After": str(retry_after)} if retry_after else {}
+    if close:
+        headers["Connection"] = "close"
     return JSONResponse(
         {"v": PROTOCOL_VERSION, "error": {"code": code, "message": text}},
         status_code=status,
@@ -588,7 +620,9 @@ def _error(status: int, code: str, text: str, retry_after: int = 0) -> JSONRespo
 async def _body(request: Request) -> dict[str, Any]:
     """The JSON body, refused by its declared size before anything is read, and cut off as
     soon as a body without a declared size grows past the limit."""
-    too_large = ApiError(413, "too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
+    too_large = ApiError(
+        413, "too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes", close=True
+    )
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -774,7 +808,7 @@ async def _api_error(request: Request, exc: Exception) -> Response:
         exc.code,
         exc.message,
     )
-    return _error(exc.status, exc.code, exc.message, exc.retry_after)
+    return _error(exc.status, exc.code, exc.message, exc.retry_after, exc.close)
 
 
 # ----------------------------------------------------------- WebSocket

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,57 @@ def decision_from_json(data: dict[str, Any]) -> Decision:
         data.get("default", ""),
         data.get("info", {}),
     )
+
+
+def hands_in(text: str) -> list[Any]:
+    """Every list that follows a "hand" key in a raw frame."""
+    return [json.loads(m) for m in re.findall(r'"hand":(\[[^\]]*\])', text)]
+
+
+def view_leaks(text: str, viewer: int | None) -> list[str]:
+    """What a raw frame received by ``viewer`` (a seat, ``None``: a spectator) shows that the
+    viewer must not see (spec 4.7): another player's hand or unrevealed cards, another seat's
+    decisions, a face-down Haywire's name. An empty list: nothing.
+
+    >>> view_leaks('{"type": "pong"}', None)
+    []
+    """
+    msg = json.loads(text)
+    problems: list[str] = []
+    if msg.get("type") == "state" and msg.get("observation") is not None:
+        obs = msg["observation"]
+        if obs["seat"] != viewer:
+            problems.append(f"observation of seat {obs['seat']}")
+        for player in obs["players"]:
+            if player["seat"] == viewer:
+                continue
+            if not isinstance(player["hand"], int):
+                problems.append(f"seat {player['seat']}'s hand")
+            for register in player["registers"]:
+                if not isinstance(register["facedown_haywire"], bool):
+                    problems.append(f"seat {player['seat']}'s face-down Haywire")
+                if not register["revealed"] and register["cards"] is not None:
+                    problems.append(f"seat {player['seat']}'s unrevealed register")
+        if any(d["seat"] != viewer for d in obs["pending"] + msg["pending"]):
+            problems.append("another seat's decision")
+        if viewer is None and (msg["pending"] or msg["submitted"]):
+            problems.append("decisions sent to a spectator")
+    if msg.get("type") == "events":
+        for event in msg["events"]:
+            secret = event["kind"] == "damaged" and "to register" in event.get("cause", "")
+            if secret and "card" in event and event["seat"] != viewer:
+                problems.append(f"seat {event['seat']}'s face-down Haywire in event {event['i']}")
+    if viewer is None and '"hand":[' in text:
+        problems.append("a hand sent to a spectator")
+    if viewer is not None:  # the only hands in a player's frames are its own
+        obs = msg.get("observation") or {}
+        own = [p["hand"] for p in obs.get("players", []) if p["seat"] == viewer]
+        mine = [d for d in obs.get("pending", []) + msg.get("pending", []) if d["seat"] == viewer]
+        own += [d["info"]["hand"] for d in mine if "hand" in d.get("info", {})]
+        problems += [
+            f"a hand that is not seat {viewer}'s: {h}" for h in hands_in(text) if h not in own
+        ]
+    return problems
 
 
 def json_choice(choice: Any) -> Any:

@@ -74,7 +74,7 @@ class HostSpec:
     actions: list[tuple[str, int, str]] = field(default_factory=list)  # (id, seat, choice text)
 
 
-@dataclass
+@dataclass(slots=True)
 class EventOut:
     """One event as JSON text: ``text`` for everyone, ``private`` for seats that see more."""
 
@@ -84,7 +84,7 @@ class EventOut:
     private: dict[int, str] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class PendingOut:
     """A decision the game waits for, as its seat's client sees it."""
 

@@ -725,8 +725,14 @@ class GameRoom:
                 log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
         await self._refresh_view(conn.seat)
         conn.send(self.welcome_message(conn))
-        self._reschedule()
-        self._broadcast()
+        if seat is not None:  # a seat came: everyone sees it connected, its timers change
+            self._reschedule()
+            self._broadcast()
+        else:  # a spectator changes nothing anyone else sees: no message for a hundred others
+            if conn.cursor < len(self.events):
+                conn.send_text(self.events_text(conn.cursor, len(self.events), None))
+                conn.cursor = len(self.events)
+            conn.send_text(self.state_text(None))
         if self.status == FINISHED:
             conn.send(self.game_over_message())
 

@@ -150,46 +150,58 @@ class Store:
             raise
 
     def _open(self, existed: bool) -> None:
+        """Check everything before writing anything: a refused file is left as it was."""
         if existed:
             problems = [row[0] for row in self.db.execute("PRAGMA quick_check").fetchall()]
             if problems != ["ok"]:
                 raise _damaged(self.path, "; ".join(problems[:3]))
+        ident = self._check_identity()
+        schema = self._meta("schema")
+        if schema is not None and schema != SCHEMA_VERSION:
+            raise DamagedStore(
+                f"{self.path}: schema {schema!r}, this server has {SCHEMA_VERSION}; use the"
+                " roborally version that wrote it"
+            )
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
-        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is None:
+        if schema is None:
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        elif row[0] != SCHEMA_VERSION:
-            raise DamagedStore(
-                f"{self.path}: schema {row[0]!r}, this server has {SCHEMA_VERSION}; use the"
-                " roborally version that wrote it"
-            )
-        self._check_identity()
+        if self._meta("id") is None:
+            self.db.execute("INSERT INTO meta VALUES ('id', ?)", (ident,))
+        if not self.mark.exists():
+            self.mark.write_text(ident + "\n", encoding="ascii")
 
-    def _check_identity(self) -> None:
+    def _meta(self, key: str) -> str | None:
+        has_meta = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
+        ).fetchone()
+        if has_meta is None:
+            return None
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _check_identity(self) -> str:
         """The database must be the one this directory had: a truncated, emptied or swapped
-        file would otherwise start as a new, empty store and every game would be lost."""
-        row = self.db.execute("SELECT value FROM meta WHERE key='id'").fetchone()
+        file would otherwise start as a new, empty store and every game would be lost.
+        Returns the database's id (a new one for a new database)."""
+        ident = self._meta("id")
         expected = self.mark.read_text(encoding="ascii").strip() if self.mark.exists() else None
-        if row is None:
+        if ident is None:
             if expected is not None:
                 raise _damaged(
                     self.path,
                     f"it is empty or new, but this directory's database had the id {expected}"
                     f" ({self.mark.name}); it was truncated, deleted or replaced",
                 )
-            ident = secrets.token_hex(8)
-            self.db.execute("INSERT INTO meta VALUES ('id', ?)", (ident,))
-            self.mark.write_text(ident + "\n", encoding="ascii")
-        elif expected is None:
-            self.mark.write_text(row[0] + "\n", encoding="ascii")
-        elif row[0] != expected:
+            return secrets.token_hex(8)
+        if expected is not None and ident != expected:
             raise _damaged(
                 self.path,
-                f"it has the id {row[0]} but this directory's database had {expected}"
+                f"it has the id {ident} but this directory's database had {expected}"
                 f" ({self.mark.name}); it was replaced by another server's file",
             )
+        return ident
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, busy_seconds: float = 2.0) -> Store:
