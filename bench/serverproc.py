@@ -68,11 +68,8 @@ class LocalServer:
     def command(self) -> list[str]:
         return [
             sys.executable,
-            *(
-                os.environ["RR_SERVER"].split()
-                if "RR_SERVER" in os.environ
-                else ["-m", "roborally.server"]
-            ),
+            "-m",
+            "roborally.server",
             "--host",
             "127.0.0.1",
             "--port",
