@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,27 @@ def test_face_down_haywire_is_redacted_for_others() -> None:
         shown = json.loads(room.events_text(last, last + 2, viewer))["events"]
         assert "card" not in shown[0] and shown[0]["hidden"] is True
         assert shown[1]["card"] == "spam"
+
+
+def test_the_minimal_client_of_the_protocol_doc_plays_a_game(tmp_path: Path) -> None:
+    """docs/protocol.md section 3 is a working client."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text("utf-8")
+    section = doc.split("## 3. A minimal client (Python)", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    namespace: dict[str, Any] = {}
+    exec(code.group(1), namespace)
+
+    async def run(base: str) -> Any:
+        async with httpx.AsyncClient(base_url=base) as http:
+            body = {
+                "course": "tiny",
+                "seats": [{"kind": "human"}, {"kind": "bot"}],
+                "max_rounds": 2,
+            }
+            game = (await http.post("/api/games", json=body)).json()
+        return await namespace["play"](game["ws_url"], game["seats"][0]["token"])
+
+    with LiveServer(tmp_path) as live, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        outcome = pool.submit(asyncio.run, run(live.base)).result()
+    assert outcome["termination"] in ("checkpoints", "round_limit")
