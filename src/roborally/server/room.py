@@ -21,6 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from roborally.content.courses import find_course
@@ -140,6 +141,12 @@ class Seat:
         }
 
 
+@cache
+def course_board(course: str, reboot_tokens: bool) -> dict[str, Any]:
+    """A course's grid as JSON for drawing (one per course and variant: a fixed set)."""
+    return grid_to_json(Grid(find_course(course).course, reboot_tokens=reboot_tokens))
+
+
 def segments(events: list[EventOut]) -> list[dict[str, int]]:
     """Where the rounds and registers start and end in a list of events (protocol 2.3)."""
     out: list[dict[str, int]] = []
@@ -195,7 +202,6 @@ class GameRoom:
         self.record: str | None = None
         self.replay_text: str | None = None
         self.stored_actions: list[tuple[str, int, str]] | None = None  # to rebuild a finished game
-        self._grid: dict[str, Any] | None = None
 
     @property
     def store(self) -> Store:
@@ -253,13 +259,7 @@ class GameRoom:
         return hmac.compare_digest(self.host_hash, token_hash(token))
 
     def board(self) -> dict[str, Any]:
-        if self._grid is None:
-            grid = Grid(
-                find_course(self.settings.course).course,
-                reboot_tokens="dynamic_archiving" not in self.settings.variants,
-            )
-            self._grid = grid_to_json(grid)
-        return self._grid
+        return course_board(self.settings.course, "dynamic_archiving" not in self.settings.variants)
 
     def joinable(self) -> list[Seat]:
         """Human seats that ``join`` may hand out: nobody holds them, and not the host's (the

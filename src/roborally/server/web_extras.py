@@ -19,7 +19,7 @@ Mount them before the static files::
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from starlette.applications import Starlette
@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 from roborally.content.catalogue import catalogue
 from roborally.content.courses import list_courses
 from roborally.engine.board import Grid
+from roborally.engine.editions import all_editions
 from roborally.render import board_layer
 
 CELL = 48
@@ -41,7 +42,7 @@ def _error(status: int, code: str, text: str) -> JSONResponse:
     return JSONResponse({"v": 1, "error": {"code": code, "message": text}}, status_code=status)
 
 
-@lru_cache(maxsize=64)
+@cache  # bounded: only known courses are asked for (see board_svg)
 def board_svg_text(course_id: str, reboot_tokens: bool, classic: bool) -> str | None:
     """The board layer of ``course_id`` as a standalone SVG document (``None``: no course)."""
     info = next((c for c in list_courses() if c.id == course_id), None)
@@ -64,6 +65,8 @@ async def board_svg(request: Request) -> Response:
     course = request.query_params.get("course", "")
     variants = set(filter(None, request.query_params.get("variants", "").split(",")))
     edition = request.query_params.get("edition", "")
+    if not any(c.id == course for c in list_courses()):  # unknown ids never reach the cache
+        return _error(404, "unknown_course", f"no course {course[:40]!r}")
     text = board_svg_text(
         course, "dynamic_archiving" not in variants, edition.startswith("classic")
     )
@@ -72,7 +75,7 @@ async def board_svg(request: Request) -> Response:
     return Response(text, media_type="image/svg+xml", headers={"Cache-Control": CACHE})
 
 
-@lru_cache(maxsize=8)
+@cache  # bounded: only known editions are asked for (see cards)
 def cards_json(edition: str) -> dict[str, Any] | None:
     try:
         sections = catalogue(edition)
@@ -96,7 +99,7 @@ def cards_json(edition: str) -> dict[str, Any] | None:
 
 async def cards(request: Request) -> Response:
     edition = request.query_params.get("edition", "2023")
-    data = cards_json(edition)
+    data = cards_json(edition) if edition in {e.id for e in all_editions()} else None
     if data is None:
         return _error(404, "unknown_edition", f"no card data for {edition[:40]!r}")
     return JSONResponse(data, headers={"Cache-Control": CACHE})
