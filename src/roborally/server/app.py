@@ -210,7 +210,7 @@ class GameServer:
                 room = GameRoom.from_stored(self.ctx, stored)
                 self.rooms[game_id] = room
                 await room.resume()
-            except (ValueError, KeyError, TypeError, RuntimeError) as error:
+            except (ValueError, KeyError, TypeError, RuntimeError, StoreError) as error:
                 self.rooms.pop(game_id, None)
                 log.error("game %s could not be reloaded: %s", game_id, error)
                 self.broken.append(game_id)

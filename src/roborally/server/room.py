@@ -210,7 +210,11 @@ class GameRoom:
 
     @property
     def lane(self) -> str:
-        return PEOPLE if any(s.human for s in self.seats) else BOTS
+        """Where the game runs: games with people first; bot games and rebuilding finished
+        games (replays, late spectators) at the lowest priority."""
+        if self.status == FINISHED or not any(s.human for s in self.seats):
+            return BOTS
+        return PEOPLE
 
     @property
     def game(self) -> Any:
@@ -507,11 +511,15 @@ class GameRoom:
         return update
 
     async def _automatic(self, op: str, *args: Any) -> bool:
-        """A change nobody waits for (bots, deadlines): a failed save is tried again later.
-        Whether it was made (and everyone told)."""
+        """A change nobody waits for (bots, deadlines): if it fails (a save, a worker), it is
+        tried again later, so the game never stops. Whether it was made (and everyone told)."""
         try:
             await self._change(op, *args)
         except StoreError:
+            self._retry_later()
+            return False
+        except (WorkerLost, HostLost, RuntimeError) as error:
+            log.error("game %s: %s failed: %s", self.id, op, error)
             self._retry_later()
             return False
         return True
