@@ -147,6 +147,7 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
             # Seat 0 left: after the grace period auto-play answers for it.
             away = stay.until("state", lambda m: m["seats"][0]["auto"])
             assert away["seats"][0]["connected"] is False
+            assert away["seats"][0]["auto_reason"] == "away"
             assert room.seats[0].auto
             wait_for(lambda: not [d for d in room.pending if d.seat == 0])
             # Seat 1 plays on: the game does not stall.

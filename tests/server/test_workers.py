@@ -114,6 +114,7 @@ def test_an_idle_player_is_auto_played_and_takes_the_seat_back(tmp_path: Path) -
             busy.answer(busy.pending_state(), bot)  # seat 1 plays promptly; seat 0 never
             away = idle.until("state", lambda m: m["seats"][0]["auto"])
             assert away["status"] == "running" and room.seats[0].auto
+            assert away["seats"][0]["auto_reason"] == "idle"
             assert [t for t in away["timers"] if t["seat"] == 0] == []  # nothing waits for it
             busy.answer(busy.pending_state(), bot)
             idle.send(type="decide", decision_id="t1-p1-program", choice=TIMEOUT, id="late")

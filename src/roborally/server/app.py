@@ -417,8 +417,8 @@ class GameServer:
                 raise ApiError(
                     400,
                     "name_taken",
-                    f"seats[{index}]: the name {name!r} is already seat {clash.index}'s;"
-                    " every player needs a name of their own",
+                    f"seats[{index}]: the name {name!r} is already the name of seats"
+                    f"[{clash.index}]; every player needs a name of their own",
                 )
             seats.append(Seat(index, kind, name, bot, taken=kind == "bot"))
         return seats
@@ -825,8 +825,13 @@ async def _writer(websocket: WebSocket, conn: Connection) -> None:
         pass
 
 
-async def _refuse_socket(websocket: WebSocket, code: str, text: str, close: int) -> None:
-    await websocket.send_text(json.dumps(error_message(code, text)))
+async def _refuse_socket(
+    websocket: WebSocket, code: str, text: str, close: int, retry_after: int = 0
+) -> None:
+    reply = error_message(code, text)
+    if retry_after:
+        reply["retry_after"] = retry_after  # seconds (a close frame cannot say it)
+    await websocket.send_text(json.dumps(reply))
     await websocket.close(close)
 
 
@@ -848,7 +853,9 @@ async def game_socket(websocket: WebSocket) -> None:
     refusal = server.limits.open_socket(address)
     if refusal is not None:
         log.warning("ws from %s refused: %s", address, refusal.code)
-        await _refuse_socket(websocket, refusal.code, refusal.message, CLOSE_TOO_MANY)
+        await _refuse_socket(
+            websocket, refusal.code, refusal.message, CLOSE_TOO_MANY, refusal.retry_after
+        )
         return
     try:
         await _serve_socket(server, websocket, address)

@@ -99,6 +99,7 @@ class Seat:
     taken: bool = False
     ready: bool = False
     auto: bool = False
+    auto_reason: str | None = None  # "away" (no connection) or "idle" (let a deadline pass)
     away_since: float | None = None
     conns: list[Connection] = field(default_factory=list)  # oldest first
     drafts: dict[str, list[str | None]] = field(default_factory=dict)
@@ -138,6 +139,7 @@ class Seat:
             "connected": bot or bool(self.conns),
             "ready": bot or self.ready,
             "auto": self.auto,
+            "auto_reason": self.auto_reason if self.auto else None,
         }
 
 
@@ -729,7 +731,7 @@ class GameRoom:
                 oldest.send(error_message("replaced", "this seat was opened somewhere else"))
                 oldest.close(CLOSE_REPLACED)
             if seat.auto:
-                seat.auto = False
+                seat.auto, seat.auto_reason = False, None
                 log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
         await self._refresh_view(conn.seat)
         conn.send(self.welcome_message(conn))
@@ -770,7 +772,7 @@ class GameRoom:
     def _back(self, conn: Connection, msg: ClientMessage) -> None:
         seat = self._own_seat(conn)
         if seat.auto:
-            seat.auto = False
+            seat.auto, seat.auto_reason = False, None
             log.info("game %s: seat %d is back from auto-play", self.id, seat.index)
         conn.send(message("ack", ref=msg.ref, **{"for": "back"}))
         self._reschedule()
@@ -971,10 +973,10 @@ class GameRoom:
             if at > now or seat.auto:
                 continue
             if reason == GRACE and not seat.conns:
-                seat.auto = True
+                seat.auto, seat.auto_reason = True, "away"
                 log.info("game %s: seat %d absent; auto-play takes over", self.id, index)
             elif reason in (DECISION, IDLE):
-                seat.auto = True
+                seat.auto, seat.auto_reason = True, "idle"
                 log.info("game %s: seat %d let a deadline pass; auto-play", self.id, index)
         expired = [
             (d.id, self.seats[d.seat].drafts.get(d.id))
