@@ -5,19 +5,40 @@ PY ?= python3
 UV := $(shell command -v uv >/dev/null 2>&1 && echo uv || echo $(PY) -m uv)
 RUN := $(UV) run --frozen
 
-.PHONY: setup system-deps play play-headless load test lint typecheck pytest bench soak gallery clean
+.PHONY: setup system-deps play play-headless load test lint typecheck pytest hosting-check bench soak gallery clean
 
-# Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering.
-# Installed only when missing (CI runs as root; elsewhere sudo is used if available).
+# Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering,
+# nginx and Caddy for the reverse-proxy tests (tests/server/test_proxy.py runs its own copies
+# on loopback ports). Installed only when missing (CI runs as root; elsewhere sudo is used if
+# available). The packages' own services must not start (they would take ports 80 and 443):
+# policy-rc.d forbids it during the install, and a service that started anyway is stopped
+# and disabled.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
 	ldconfig -p 2>/dev/null | grep -q 'libcairo.so.2' || missing="$$missing libcairo2"; \
+	[ -x /usr/sbin/nginx ] || missing="$$missing nginx-light"; \
+	[ -x /usr/bin/caddy ] || missing="$$missing caddy"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			$(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+		policy=""; \
+		if [ ! -e /usr/sbin/policy-rc.d ]; then \
+			printf '#!/bin/sh\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null \
+				&& $(SUDO) chmod 755 /usr/sbin/policy-rc.d && policy=1; \
+		fi; \
+		$(SUDO) apt-get update -qq; \
+		apt-cache show nginx-light >/dev/null 2>&1 || missing="$${missing/nginx-light/nginx}"; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+		status=$$?; \
+		[ -z "$$policy" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; \
+		for service in nginx caddy; do \
+			case "$$missing" in *$$service*) \
+				$(SUDO) systemctl disable --now $$service >/dev/null 2>&1 \
+					|| $(SUDO) service $$service stop >/dev/null 2>&1 || true;; \
+			esac; \
+		done; \
+		exit $$status; \
 	fi
 
 # Install uv if it is missing, then the locked environment.
@@ -43,6 +64,10 @@ typecheck: setup
 
 pytest: setup system-deps
 	$(RUN) pytest
+
+# docs/hosting.md's nginx and Caddy configurations, run in front of a real server (TLS, wss).
+hosting-check: setup system-deps
+	$(RUN) pytest -q -rs tests/server/test_proxy.py
 
 test: lint typecheck pytest
 	$(RUN) roborally scenario tests/scenarios/*.scenario > /dev/null
