@@ -436,6 +436,9 @@ def test_a_game_through_the_guides_proxy_over_tls(tmp_path: Path, proxy: Proxy) 
 
         run(play_a_decision(stack, game_id, token))
         run(count_per_address(stack, game_id))
+        # An old link with the token in its query: the page still opens (and moves the token
+        # into the fragment), and the access log keeps the path only.
+        assert http.get(f"/?game={game_id}&token=OLDLINK{token}").status_code == 200
 
     # Both processes have stopped: their logs are complete.
     logs = stack.logs()
@@ -447,6 +450,7 @@ def test_a_game_through_the_guides_proxy_over_tls(tmp_path: Path, proxy: Proxy) 
         assert f"/ws/{game_id}" in access and "127.0.0.2" in access and "127.0.0.3" in access
     for name, text in logs.items():
         assert game["host_token"] not in text and token not in text, f"{name} holds a token"
+        assert "OLDLINK" not in text, f"{name} holds an old link's token"
 
 
 @pytest.mark.parametrize("proxy", PROXIES)
