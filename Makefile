@@ -5,7 +5,7 @@ PY ?= python3
 UV := $(shell command -v uv >/dev/null 2>&1 && echo uv || echo $(PY) -m uv)
 RUN := $(UV) run --frozen
 
-.PHONY: setup system-deps play play-headless load test lint typecheck pytest hosting-check bench soak gallery clean
+.PHONY: setup system-deps play play-headless load redteam test lint typecheck pytest hosting-check bench soak gallery clean
 
 # Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering,
 # nginx and Caddy for the reverse-proxy tests (tests/server/test_proxy.py runs its own copies
@@ -81,6 +81,11 @@ soak: setup
 
 load: setup
 	$(RUN) python bench/load_test.py
+
+# Every attack of docs/server.md's red team against real servers on loopback (a few minutes);
+# one line each, held or FAILED, and a non-zero exit if any is not held.
+redteam: setup
+	cd bench && $(RUN) python redteam.py
 
 gallery: setup system-deps
 	$(RUN) roborally gallery --out docs
