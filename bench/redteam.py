@@ -603,7 +603,8 @@ async def measure_person(url: str, token: str, source: str, seconds: float) -> d
 
 # ----------------------------------------------------------------------- idle staller
 async def attack_staller(ctx: Context) -> Outcome:
-    """A connected player who never programs, in a game without a timer."""
+    """A connected player who answers everything but never programs, in a game without a
+    programming timer (the defaults would give 300 s; the game asks for 5)."""
     base = ctx.server.base
     game = await create(
         base,
@@ -611,25 +612,55 @@ async def attack_staller(ctx: Context) -> Outcome:
         seats=[HUMAN, HUMAN],
         variants=["lighter"],
         program_seconds=5,
-        decision_seconds=5,
         max_rounds=ctx.n(2, 3),
     )
     player = RemotePlayer(game["ws_url"], game["seats"][0]["token"], seed=1, source=address(9, 1))
     started = time.perf_counter()
-    async with ws_connect(game["ws_url"], address(9, 2)) as staller:
-        await hello(staller, game["seats"][1]["token"])
-        await staller.send(json.dumps({"type": "ready", "v": 1}))
-        result = await player.run(timeout=90)
-        elapsed = time.perf_counter() - started
+    stalled_at: list[float] = []
+
+    async def stall() -> None:
+        async with ws_connect(game["ws_url"], address(9, 2)) as ws:
+            await hello(ws, game["seats"][1]["token"])
+            await ws.send(json.dumps({"type": "ready", "v": 1}))
+            answered: set[str] = set()
+            async for raw in ws:
+                msg = json.loads(raw)
+                if msg["type"] == "game_over":
+                    return
+                if msg["type"] != "state":
+                    continue
+                if msg["seats"][1]["auto"] and not stalled_at:
+                    stalled_at.append(time.perf_counter() - started)
+                for pending in msg["pending"]:  # everything but programming, at once
+                    if pending["kind"] != "program" and pending["id"] not in answered:
+                        answered.add(pending["id"])
+                        choice = pending["options"][0] if pending["options"] else "timeout"
+                        await ws.send(
+                            json.dumps(
+                                {
+                                    "type": "decide",
+                                    "v": 1,
+                                    "decision_id": pending["id"],
+                                    "choice": choice,
+                                }
+                            )
+                        )
+
+    staller = asyncio.create_task(stall())
+    result = await player.run(timeout=90)
+    elapsed = time.perf_counter() - started
+    await asyncio.wait_for(staller, 30)
     async with http(base) as client:
         summary = (await client.get(f"/api/games/{game['game_id']}")).json()
-    auto = summary["seats"][1]["auto"]
-    ok = result.outcome is not None and auto
+    seat = summary["seats"][1]
+    ok = result.outcome is not None and seat["auto"] and seat["auto_reason"] == "idle"
     return Outcome(
         "idle-staller",
         ok,
-        f"no timer, one player never programs (program_seconds 5): the staller's seat went to"
-        f" auto-play, the game ended in {elapsed:.0f} s ({summary['result']})",
+        f"no programming timer, one connected player answers all but never programs"
+        f" (program_seconds 5): auto-played ({seat['auto_reason']}) after"
+        f" {stalled_at[0] if stalled_at else float('nan'):.1f} s, the game ended in"
+        f" {elapsed:.0f} s ({summary['result']})",
     )
 
 
