@@ -198,3 +198,39 @@ def test_duplicate_names_are_refused(client: TestClient) -> None:
     joined = client.post(f"/api/games/{game['game_id']}/join", json={"name": "ADA"})
     assert joined.status_code == 409 and joined.json()["error"]["code"] == "name_taken"
     assert room_of(client, game["game_id"]).seats[1].taken is False
+
+
+def test_message_size_and_rate_are_settings(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, message_bytes=2048, messages_per_second=1, message_burst=3)
+    with make_client(tmp_path, options) as client:
+        assert client.get("/api/options").json()["limits"]["message_bytes"] == 2048
+        assert client.post("/api/games", content=b" " * 3000).status_code == 413
+        gid = create(client, seats=TWO)["game_id"]
+        with connect(client, gid) as session:
+            ws = hello(session)
+            ws.send(type="ping", pad="x" * 3000, id="big")
+            big = ws.error()
+            assert big["code"] == "too_large" and "2048" in big["message"]
+            for n in range(3):  # the burst of 3 held one for the hello: the third is refused
+                ws.send(type="ping", id=n)
+            limited = ws.until("error")
+            assert limited["code"] == "rate_limited" and limited["ref"] == 2
+
+
+def test_a_server_failure_still_answers_with_the_ref(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from roborally.server.room import GameRoom
+
+    def broken(self: GameRoom, conn: Any, msg: Any) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(GameRoom, "_back", broken)
+    game = create(client, seats=TWO)
+    with connect(client, game["game_id"], game["seats"][0]["token"]) as session:
+        ws = hello(session)
+        ws.send(type="back", id="oops")
+        failure = ws.error()
+        assert failure["code"] == "internal_error" and failure["ref"] == "oops"
+        ws.send(type="ping", id="after")
+        assert ws.until("pong")["ref"] == "after"  # the socket and the room go on

@@ -42,7 +42,6 @@ from roborally.server.protocol import (
     CLOSE_HELLO_TIMEOUT,
     CLOSE_TOO_MANY,
     CLOSE_UNKNOWN_GAME,
-    MAX_MESSAGE_BYTES,
     ProtocolError,
     clean_name,
     decode_frame,
@@ -620,21 +619,20 @@ def _error(
 async def _body(request: Request) -> dict[str, Any]:
     """The JSON body, refused by its declared size before anything is read, and cut off as
     soon as a body without a declared size grows past the limit."""
-    too_large = ApiError(
-        413, "too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes", close=True
-    )
+    limit = _server(request).options.message_bytes
+    too_large = ApiError(413, "too_large", f"requests are limited to {limit} bytes", close=True)
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
             raise ApiError(400, "bad_request", "the Content-Length header is not a number")
-        if int(declared) > MAX_MESSAGE_BYTES:
+        if int(declared) > limit:
             raise too_large
     chunks: list[bytes] = []
     size = 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
-            if size > MAX_MESSAGE_BYTES:
+            if size > limit:
                 raise too_large
             chunks.append(chunk)
     except ClientDisconnect:
@@ -674,7 +672,8 @@ async def api_options(request: Request) -> Response:
                 "seats": [1, len(COLOURS)],
                 "max_rounds": MAX_ROUNDS_LIMIT,
                 "timer_seconds": [o.min_seconds, o.max_seconds],
-                "message_bytes": MAX_MESSAGE_BYTES,
+                "message_bytes": o.message_bytes,
+                "messages_per_second": o.messages_per_second,
                 "games_per_minute": o.games_per_minute,
                 "lobbies_per_address": o.lobbies_per_address,
                 "connections_per_address": o.connections_per_address,
@@ -882,7 +881,16 @@ async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) 
         await _refuse_socket(websocket, "unknown_game", reason, CLOSE_UNKNOWN_GAME)
         return
     abort: Callable[[], None] | None = websocket.scope.get(ABORT_KEY)
-    conn = Connection(None, peer, address, server.options.send_queue_bytes, abort)
+    opts = server.options
+    conn = Connection(
+        None,
+        peer,
+        address,
+        opts.send_queue_bytes,
+        abort,
+        opts.messages_per_second,
+        opts.message_burst,
+    )
     room.attach(conn)
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
@@ -897,7 +905,7 @@ async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) 
             text = frame.get("text")
             if text is None:
                 data = frame.get("bytes") or b""
-                if len(data) > MAX_MESSAGE_BYTES:
+                if len(data) > server.options.message_bytes:
                     error = ProtocolError("too_large", "messages are limited in size")
                     room.refuse(conn, error, None)
                     continue

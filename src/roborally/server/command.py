@@ -32,6 +32,9 @@ HELP: dict[str, str] = {
     "spectators_per_game": "spectators a game takes (seat holders always get in)",
     "connections_per_seat": "connections one seat may have (more replace the oldest)",
     "hello_seconds": "a socket that has not said hello by then is closed",
+    "message_bytes": "the largest WebSocket message and request body (at most 1 MiB)",
+    "messages_per_second": "messages a socket may send a second on average",
+    "message_burst": "messages a socket may send at once before the rate applies",
     "send_queue_bytes": "unsent bytes a connection may have before it is dropped",
     "workers": "engine worker processes for games with people (-1: one per CPU up to 4;"
     " 0: none, the engine runs in the server process: tests only)",
@@ -72,6 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from(args: argparse.Namespace) -> ServerOptions:
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ServerOptions)}
+    if not 1024 <= values["message_bytes"] <= 1 << 20:
+        raise ValueError("--message-bytes must be from 1024 to 1048576 (1 MiB)")
     url = values["public_url"]
     if url is not None and not url.startswith(("http://", "https://")):
         raise ValueError(f"--public-url must start with http:// or https:// (got {url!r})")

@@ -18,9 +18,6 @@ from roborally.server.protocol import CLOSE_TOO_SLOW
 
 log = logging.getLogger("roborally.server")
 
-RATE_PER_SECOND = 50.0
-RATE_BURST = 100.0
-
 
 def text_bytes(text: str) -> int:
     """The UTF-8 size of ``text`` (cheap for the ASCII almost every message is)."""
@@ -38,6 +35,8 @@ class Connection:
         address: str = "?",
         limit: int = 4 << 20,
         abort: Callable[[], None] | None = None,
+        rate: float = 50.0,
+        burst: int = 100,
     ) -> None:
         self.token = token
         self.peer = peer
@@ -54,7 +53,9 @@ class Connection:
         self.closed = False
         self.close_code: int | None = None
         self.strikes = 0  # messages refused for rate in a row
-        self._tokens = RATE_BURST
+        self.rate = rate
+        self.burst = float(burst)
+        self._tokens = self.burst
         self._stamp = time.monotonic()
 
     def send(self, data: dict[str, Any]) -> None:
@@ -106,9 +107,9 @@ class Connection:
             self.abort()
 
     def allow(self) -> bool:
-        """A token bucket: at most ``RATE_PER_SECOND`` messages a second on average."""
+        """A token bucket: at most ``rate`` messages a second on average, ``burst`` at once."""
         now = time.monotonic()
-        self._tokens = min(RATE_BURST, self._tokens + (now - self._stamp) * RATE_PER_SECOND)
+        self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
         self._stamp = now
         if self._tokens < 1:
             return False
@@ -117,4 +118,4 @@ class Connection:
 
     def refund(self) -> None:
         """An accepted decision costs nothing: a fast bot is paced by the game, not the limit."""
-        self._tokens = min(RATE_BURST, self._tokens + 1)
+        self._tokens = min(self.burst, self._tokens + 1)

@@ -14,7 +14,7 @@ from typing import Any
 
 from roborally.server.rulesets import PROTOCOL_VERSION
 
-MAX_MESSAGE_BYTES = 65_536
+MAX_MESSAGE_BYTES = 65_536  # the default of ServerOptions.message_bytes
 MAX_REF_CHARS = 64
 NAME_MAX = 20
 
@@ -83,14 +83,14 @@ def decode_frame(data: bytes) -> str:
         ) from None
 
 
-def parse_message(text: str) -> ClientMessage:
+def parse_message(text: str, limit: int = MAX_MESSAGE_BYTES) -> ClientMessage:
     """Parse and check the envelope of one client message (size, JSON, text, ``type``, ``v``).
 
     A refused message raises :class:`ProtocolError`; its ``ref`` is set when the message had a
     usable ``id``.
     """
-    if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
-        raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    if len(text) > limit or len(text.encode("utf-8", "replace")) > limit:
+        raise ProtocolError("too_large", f"messages are limited to {limit} bytes")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:  # JSONDecodeError, huge numbers, nesting

@@ -33,7 +33,6 @@ from roborally.server.host import EventOut, HostSpec, PendingOut, Refused, Updat
 from roborally.server.protocol import (
     CLOSE_BAD_TOKEN,
     CLOSE_REPLACED,
-    MAX_MESSAGE_BYTES,
     ClientMessage,
     ProtocolError,
     clean_name,
@@ -363,7 +362,7 @@ class GameRoom:
             name=None if seat is None else seat.name,
             host=seat is not None and seat.index == self.host_seat,
             server_time=time.time(),
-            limits={"message_bytes": MAX_MESSAGE_BYTES},
+            limits={"message_bytes": self.ctx.options.message_bytes},
             settings=self.public_settings(),
             board=self.board(),
         )
@@ -594,7 +593,7 @@ class GameRoom:
         kind: str | None = None
         ref: str | int | None = None
         try:
-            msg = parse_message(text)
+            msg = parse_message(text, self.ctx.options.message_bytes)
             kind, ref = msg.type, msg.ref
             if not conn.allow():
                 raise ProtocolError("rate_limited", "too many messages; slow down", ref)

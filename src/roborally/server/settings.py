@@ -137,6 +137,9 @@ class ServerOptions:
     spectators_per_game: int = 100  # connections without a seat (seat holders always get in)
     connections_per_seat: int = 4  # a fifth connection for one seat replaces the oldest
     hello_seconds: float = 10.0  # a socket that has not said hello by then is closed
+    message_bytes: int = 65_536  # the largest WebSocket message and request body (up to 1 MiB)
+    messages_per_second: float = 50.0  # per socket on average; accepted decisions are free
+    message_burst: int = 100  # messages a socket may send at once before the rate applies
     send_queue_bytes: int = 4 << 20  # unsent bytes a connection may have before it is dropped
     # Work off the event loop.
     workers: int = -1  # engine worker processes for games with people (-1: one per CPU, max 4)
