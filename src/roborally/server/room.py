@@ -26,6 +26,7 @@ from typing import Any
 
 from roborally.content.courses import find_course
 from roborally.engine.board import Grid
+from roborally.engine.game import Game
 from roborally.engine.state import NUM_REGISTERS
 from roborally.server.boardjson import grid_to_json
 from roborally.server.connection import Connection
@@ -218,7 +219,7 @@ class GameRoom:
         return PEOPLE
 
     @property
-    def game(self) -> Any:
+    def game(self) -> Game | None:
         """The engine's game when games run in this process (``workers = 0``: tests and
         embedding); ``None`` otherwise."""
         host = self.ctx.pool.inline_host(self.id)
@@ -292,7 +293,7 @@ class GameRoom:
             "public": self.settings.public,
             "seats": [s.public() for s in self.seats],
             "free_seats": [s.index for s in self.joinable()],
-            "spectators": sum(1 for c in self.conns if c.hello and c.seat is None),
+            "spectators": self.spectator_count(),
             "result": self.outcome["result"] if self.outcome else None,
             "seed_commitment": self.settings.commitment,
             "seed": self.public_settings()["seed"],
@@ -300,7 +301,8 @@ class GameRoom:
         }
 
     def spectator_count(self) -> int:
-        return sum(1 for c in self.conns if c.seat is None)
+        """Connections watching without a seat (those still to say hello not counted)."""
+        return sum(1 for c in self.conns if c.hello and c.seat is None)
 
     # ------------------------------------------------------------ messages
     def events_text(self, first: int, end: int, viewer: View) -> str:
@@ -694,9 +696,7 @@ class GameRoom:
             seat_index = self.seat_for_token(token)
             if seat_index is None:
                 raise ProtocolError("bad_token", "the token is not valid for this game")
-        elif sum(1 for c in self.conns if c.hello and c.seat is None) >= (
-            self.ctx.options.spectators_per_game
-        ):
+        elif self.spectator_count() >= self.ctx.options.spectators_per_game:
             raise ProtocolError(
                 "server_full", "this game has as many spectators as it can take; try later"
             )
