@@ -20,6 +20,7 @@ really sees different clients. A proxy that is not installed is skipped with the
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -323,13 +324,15 @@ def proxied_server(tmp_path: Path, proxy: Proxy, public_url: bool = True) -> Ite
 
 # ------------------------------------------------------------------ helpers
 def run(scenario: Coroutine[Any, Any, None]) -> None:
-    """Run a WebSocket scenario; one that stalls fails after a minute."""
+    """Run a WebSocket scenario; one that stalls fails after a minute. In a fresh thread:
+    Playwright's sync API (the browser tests) may own this thread's event loop."""
 
     async def bounded() -> None:
         async with asyncio.timeout(60):
             await scenario
 
-    asyncio.run(bounded())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, bounded()).result()
 
 
 async def receive(ws: ClientConnection, timeout: float = 20) -> dict[str, Any]:
