@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from starlette.testclient import TestClient
 
 from roborally.bots.random_bot import BOTS
@@ -213,3 +214,28 @@ def test_abandoned_lobbies_close(tmp_path: Path) -> None:
         with connect(client, fresh) as session:
             hello(session)
             assert fresh in [g["game_id"] for g in client.get("/api/games").json()["games"]]
+
+
+def test_invite_links_name_an_address_the_others_can_reach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A host who opened the lobby on this machine (127.0.0.1) of a server listening on the
+    network gets links with the machine's network address; --public-url beats both."""
+    import roborally.server.app as app_module
+
+    monkeypatch.setattr(app_module, "lan_address", lambda: "192.168.1.5")
+    body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}]}
+    with make_client(tmp_path) as client:
+        server = client.app.state.server  # type: ignore[attr-defined]
+        local = client.post("http://127.0.0.1:8000/api/games", json=body).json()
+        assert local["seats"][0]["url"].startswith("http://127.0.0.1:8000/?game=")
+        server.listen_host, server.listen_port = "0.0.0.0", 8000
+        wide = client.post("http://127.0.0.1:8000/api/games", json=body).json()
+        assert wide["seats"][0]["url"].startswith("http://192.168.1.5:8000/?game=")
+        assert wide["ws_url"].startswith("ws://192.168.1.5:8000/ws/")
+        friend = client.post("http://192.168.1.5:8000/api/games", json=body).json()
+        assert friend["spectator_url"].startswith("http://192.168.1.5:8000/?game=")
+        server.options.public_url = "https://rally.example.org/"
+        public = client.post("http://127.0.0.1:8000/api/games", json=body).json()
+        assert public["seats"][0]["url"].startswith("https://rally.example.org/?game=")
+        assert public["ws_url"].startswith("wss://rally.example.org/ws/")
