@@ -19,6 +19,10 @@ import httpx
 
 #: Limits a capacity test lifts: all its traffic comes from one address.
 NO_ADDRESS_LIMITS = (
+    "--requests-per-second",
+    "100000",
+    "--request-burst",
+    "100000",
     "--games-per-minute",
     "100000",
     "--lobbies-per-address",

@@ -234,3 +234,14 @@ def test_a_server_failure_still_answers_with_the_ref(
         assert failure["code"] == "internal_error" and failure["ref"] == "oops"
         ws.send(type="ping", id="after")
         assert ws.until("pong")["ref"] == "after"  # the socket and the room go on
+
+
+def test_api_calls_are_rate_limited_per_address(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, requests_per_second=1, request_burst=5)
+    with make_client(tmp_path, options) as client:
+        answers = [client.get("/api/health").status_code for _ in range(6)]
+        assert answers == [200] * 5 + [429]
+        refused = client.get("/api/games")
+        assert refused.json()["error"]["code"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) >= 1
+        assert client.get("/").status_code == 200  # the page itself is not counted

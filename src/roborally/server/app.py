@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import json
 import logging
@@ -23,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from roborally.bots.random_bot import BOTS
@@ -86,6 +89,7 @@ GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black")
 MAX_ROUNDS_LIMIT = 200
 WS_MAX_FRAME = 1 << 20  # uvicorn drops larger frames; up to this size we reply 'too_large'
+LIST_SECONDS = 1.0  # how long one lobby list answers every caller (at most 2,000 games)
 
 __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
 
@@ -179,7 +183,7 @@ class GameServer:
 
     def __init__(self, data_dir: str | Path, options: ServerOptions | None = None) -> None:
         self.data_dir = Path(data_dir)
-        self.options = options or ServerOptions()
+        self.options = dataclasses.replace(options) if options else ServerOptions()  # its own
         self.lock = DataDirLock(self.data_dir)
         try:
             self.store = AsyncStore(Store.in_dir(self.data_dir, self.options.busy_seconds))
@@ -191,6 +195,7 @@ class GameServer:
         self.limits = AddressLimits(self.options)
         self.rooms: dict[str, GameRoom] = {}
         self.creating: Counter[tuple[str, bool]] = Counter()  # (address, bots only) under way
+        self.listing: dict[str, tuple[float, bytes]] = {}  # the lobby list, made anew each second
         self.broken: list[str] = []
         self.listen_host: str | None = None  # set by serve(): where the server listens
         self.listen_port: int | None = None
@@ -714,13 +719,17 @@ async def api_list_games(request: Request) -> Response:
         games = await server.store.run(Store.finished_summaries)
         return JSONResponse({"v": PROTOCOL_VERSION, "games": games})
     base = server.link_base(request)
-    await server.close_idle_lobbies()
-    games = [
-        room.summary(base)
-        for room in server.rooms.values()
-        if room.status in (OPEN, RUNNING) and room.settings.public
-    ]
-    return JSONResponse({"v": PROTOCOL_VERSION, "games": games})
+    cached = server.listing.get(base)
+    if cached is None or time.monotonic() - cached[0] > LIST_SECONDS:
+        await server.close_idle_lobbies()
+        games = [
+            room.summary(base)
+            for room in server.rooms.values()
+            if room.status in (OPEN, RUNNING) and room.settings.public
+        ]
+        body = json.dumps({"v": PROTOCOL_VERSION, "games": games}).encode("utf-8")
+        cached = server.listing[base] = (time.monotonic(), body)
+    return Response(cached[1], media_type="application/json")
 
 
 async def api_get_game(request: Request) -> Response:
@@ -795,6 +804,28 @@ async def api_health(request: Request) -> Response:
             "workers": server.pool.pids(),
         }
     )
+
+
+class ApiRateLimit:
+    """ASGI middleware: every call of the HTTP API (``/api/...``) takes a token from its
+    address's bucket; an empty bucket answers ``429 rate_limited`` at once (the page and its
+    static files are not counted, nor WebSockets)."""
+
+    def __init__(self, app: ASGIApp, server: GameServer) -> None:
+        self.app = app
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            client = scope.get("client")
+            address = client[0] if client else "?"
+            refusal = self.server.limits.request(address)
+            if refusal is not None:
+                log.warning("%s from %s: rate_limited", scope["path"][:80], address)
+                error = _error(429, refusal.code, refusal.message, refusal.retry_after)
+                await error(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -973,7 +1004,12 @@ def create_app(
         WebSocketRoute("/ws/{game_id}", game_socket),
         Mount("/", StaticFiles(directory=ensure_static(), html=True), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={ApiError: _api_error})
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={ApiError: _api_error},
+        middleware=[Middleware(ApiRateLimit, server=server)],
+    )
     app.state.server = server
     from roborally.server import web_extras
 

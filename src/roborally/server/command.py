@@ -26,6 +26,8 @@ HELP: dict[str, str] = {
     "keep_finished": "finished games kept in memory (the rest reload on demand)",
     "lobby_seconds": "an open game nobody joined or watched this long is closed",
     "connections_per_address": "WebSockets one client address may hold",
+    "requests_per_second": "calls of the HTTP API one address may make a second on average",
+    "request_burst": "API calls one address may make at once before the rate applies",
     "games_per_minute": "games one address may create a minute",
     "lobbies_per_address": "open games one address may have waiting for players",
     "bot_games_per_address": "running games of bots only one address may have",

@@ -1,6 +1,6 @@
-"""Per-address limits: how many sockets one client address may hold and how fast it may create
-games. The address is the TCP peer, or the one a trusted reverse proxy reports
-(``roborally serve --trusted-proxy``). Limits are :class:`ServerOptions` fields
+"""Per-address limits: how many sockets one client address may hold, how fast it may call the
+API and how fast it may create games. The address is the TCP peer, or the one a trusted reverse
+proxy reports (``roborally serve --trusted-proxy``). Limits are :class:`ServerOptions` fields
 (docs/server.md "Limits").
 """
 
@@ -23,13 +23,43 @@ class Refusal:
     retry_after: int = 0
 
 
+class Buckets:
+    """A token bucket per address: ``burst`` at once, then ``per_second``."""
+
+    def __init__(self, per_second: float, burst: float) -> None:
+        self.per_second = per_second
+        self.burst = burst
+        self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, stamp)
+
+    def take(self, address: str) -> float:
+        """Take one token; 0 if there was one, else the seconds until there is."""
+        now = time.monotonic()
+        tokens, stamp = self._buckets.get(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - stamp) * self.per_second)
+        if tokens < 1:
+            self._buckets[address] = (tokens, now)
+            return (1 - tokens) / self.per_second
+        self._buckets[address] = (tokens - 1, now)
+        if len(self._buckets) > 10_000:  # forget addresses whose buckets are full again
+            full = [
+                a
+                for a, (t, s) in self._buckets.items()
+                if t + (now - s) * self.per_second >= self.burst
+            ]
+            for stale in full:
+                del self._buckets[stale]
+        return 0.0
+
+
 class AddressLimits:
-    """Open sockets per address, and a token bucket of game creations per address."""
+    """Open sockets per address, and token buckets of API calls and game creations."""
 
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         self.sockets: Counter[str] = Counter()
-        self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, stamp)
+        per_minute = options.games_per_minute
+        self.creations = Buckets(per_minute / 60.0, per_minute)
+        self.requests = Buckets(options.requests_per_second, options.request_burst)
 
     # ------------------------------------------------------------ sockets
     def open_socket(self, address: str) -> Refusal | None:
@@ -48,29 +78,28 @@ class AddressLimits:
         if self.sockets[address] <= 0:
             del self.sockets[address]
 
-    # ------------------------------------------------------------ games
+    # ------------------------------------------------------------ requests
+    def request(self, address: str) -> Refusal | None:
+        """One call of the HTTP API (``requests_per_second``, bursts of ``request_burst``)."""
+        wait = self.requests.take(address)
+        if wait:
+            return Refusal(
+                "rate_limited",
+                f"too many requests from this address; try again in {math.ceil(wait)} s",
+                math.ceil(wait),
+            )
+        return None
+
     def create_game(self, address: str) -> Refusal | None:
         """Take one creation from ``address``'s bucket (``games_per_minute`` at once, then one
         every 60/``games_per_minute`` seconds)."""
-        per_minute = self.options.games_per_minute
-        now = time.monotonic()
-        tokens, stamp = self._buckets.get(address, (float(per_minute), now))
-        tokens = min(float(per_minute), tokens + (now - stamp) * per_minute / 60.0)
-        if tokens < 1:
-            wait = math.ceil((1 - tokens) * 60.0 / per_minute)
-            self._buckets[address] = (tokens, now)
+        wait = self.creations.take(address)
+        if wait:
+            per_minute = self.options.games_per_minute
+            seconds = math.ceil(wait)
             return Refusal(
                 "rate_limited",
-                f"this address may create {per_minute} games a minute; try again in {wait} s",
-                wait,
+                f"this address may create {per_minute} games a minute; try again in {seconds} s",
+                seconds,
             )
-        self._buckets[address] = (tokens - 1, now)
-        if len(self._buckets) > 10_000:  # forget addresses whose buckets are full again
-            full = [
-                a
-                for a, (t, s) in self._buckets.items()
-                if t + (now - s) * per_minute / 60.0 >= per_minute
-            ]
-            for stale in full:
-                del self._buckets[stale]
         return None

@@ -204,6 +204,7 @@ class GameRoom:
         self.record: str | None = None
         self.replay_text: str | None = None
         self.stored_actions: list[tuple[str, int, str]] | None = None  # to rebuild a finished game
+        self._events_texts: dict[tuple[int, int, View], str] = {}
 
     @property
     def store(self) -> Store:
@@ -306,10 +307,21 @@ class GameRoom:
 
     # ------------------------------------------------------------ messages
     def events_text(self, first: int, end: int, viewer: View) -> str:
-        chosen = self.events[first:end]
-        items = [e.private[viewer] if e.private and viewer in e.private else e.text for e in chosen]
-        head = message("events", first=first, next=end, segments=segments(chosen))
-        return with_raw(head, events="[" + ",".join(items) + "]")
+        """Events ``first:end`` as ``viewer`` may see them. Kept while no event is added: a
+        client asking for the whole game again and again costs one join, not one each time."""
+        key = (first, end, viewer)
+        text = self._events_texts.get(key)
+        if text is None:
+            chosen = self.events[first:end]
+            items = [
+                e.private[viewer] if e.private and viewer in e.private else e.text for e in chosen
+            ]
+            head = message("events", first=first, next=end, segments=segments(chosen))
+            text = with_raw(head, events="[" + ",".join(items) + "]")
+            if len(self._events_texts) >= 16:
+                self._events_texts.clear()
+            self._events_texts[key] = text
+        return text
 
     def state_text(self, seat: View) -> str:
         pending: list[dict[str, Any]] = []
@@ -458,6 +470,7 @@ class GameRoom:
             index = update.first_event + offset
             if index == len(self.events):
                 self.events.append(event)
+                self._events_texts.clear()
         self.saved = max(self.saved, update.first_action + len(update.actions))
         self.pending = update.pending
         self.answered = update.answered

@@ -130,6 +130,8 @@ class ServerOptions:
     lobby_seconds: float = 15 * 60.0  # an open game nobody joined or watched this long closes
     # Per client address.
     connections_per_address: int = 32  # WebSockets open at once
+    requests_per_second: float = 20.0  # calls of the HTTP API (/api/...) on average
+    request_burst: int = 100  # API calls at once before the rate applies
     games_per_minute: int = 10  # games created (a burst of this many, then one every 6 s)
     lobbies_per_address: int = 5  # open games created and not yet started
     bot_games_per_address: int = 4  # running games without a human seat
