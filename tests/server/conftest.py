@@ -169,7 +169,13 @@ def wait_finished(client: TestClient, game_id: str, timeout: float = 30.0) -> Ga
     """Wait for a game (a bot game runs in the background) to end; its room if the server
     still keeps it in memory."""
     server = client.app.state.server  # type: ignore[attr-defined]
-    wait_for(lambda: server.store.sync.status(game_id) == "finished", timeout)
+
+    def over() -> bool:  # stored first, then the room in memory says so
+        room = server.rooms.get(game_id)
+        in_memory = room is None or room.status == "finished"
+        return bool(server.store.sync.status(game_id) == "finished" and in_memory)
+
+    wait_for(over, timeout)
     room: GameRoom | None = server.rooms.get(game_id)
     return room
 
