@@ -64,8 +64,10 @@ def create(client: TestClient, **body: Any) -> dict[str, Any]:
 class Ws:
     """A TestClient WebSocket that keeps every frame it received."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, show: bool = True) -> None:
         self.session = session
+        self.show = show  # say 'shown' for every state, as a page with no animation would
+        self.shown = 0
         self.raw: list[str] = []
         self.answered: set[str] = set()
         self.last_state: dict[str, Any] | None = None
@@ -83,6 +85,9 @@ class Ws:
         data: dict[str, Any] = json.loads(text)
         if data["type"] == "state":
             self.last_state = data
+            if self.show and data["seat"] is not None and data["event_count"] > self.shown:
+                self.shown = data["event_count"]
+                self.send(type="shown", event=self.shown)
         return data
 
     def until(
@@ -102,9 +107,10 @@ class Ws:
         """The latest running state with a decision this seat has not answered yet."""
 
         def waiting(m: dict[str, Any]) -> bool:
-            return m["status"] == "running" and any(
-                p["id"] not in self.answered for p in m["pending"]
-            )
+            fresh = [p for p in m["pending"] if p["id"] not in self.answered]
+            # With 'shown' said, a decision's clock has started: its deadline is set.
+            started = not self.show or all(p["deadline"] is not None for p in fresh)
+            return m["status"] == "running" and bool(fresh) and started
 
         if self.last_state is not None and waiting(self.last_state):
             return self.last_state

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -13,7 +14,7 @@ from roborally.content.record import parse_record
 from roborally.server.app import ServerOptions
 from roborally.server.rulesets import edition_available
 
-from .conftest import connect, create, final_game, hello, make_client, room_of, wait_for
+from .conftest import Ws, connect, create, final_game, hello, make_client, room_of, wait_for
 
 
 def _lines(client: TestClient, gid: str) -> dict[str, list[str]]:
@@ -190,3 +191,55 @@ def test_a_seat_never_taken_is_auto_played(tmp_path: Path) -> None:
             ws.until("game_over")
             ws.send(type="decide", decision_id="t1-p1-program", choice="timeout")
             assert ws.error()["code"] == "out_of_phase"
+
+
+def test_a_clock_starts_once_the_page_has_shown_what_came_before(tmp_path: Path) -> None:
+    """Fair time: a decision's clock waits until the player's page reports (``shown``) that it
+    has finished showing the events before the decision, or at the latest ``show_seconds``."""
+    options = ServerOptions(min_seconds=0.01, show_seconds=0.6, workers=0)
+    with make_client(tmp_path, options) as client:
+        game = create(
+            client, variants=["lighter"], decision_seconds=30, program_seconds=30, max_rounds=3
+        )
+        token = game["seats"][0]["token"]
+        with connect(client, game["game_id"], token) as session:
+            ws = Ws(session, show=False)  # a page that animates and reports when it is done
+            ws.send(type="hello", token=token)
+            ws.send(type="ready")
+
+            def next_decision() -> dict[str, Any]:
+                state = ws.until(
+                    "state", lambda m: any(p["id"] not in ws.answered for p in m["pending"])
+                )
+                return state
+
+            def answer(state: dict[str, Any]) -> None:
+                decision = state["pending"][0]
+                ws.answered.add(decision["id"])
+                choice = decision["options"][0] if decision["options"] else "timeout"
+                ws.send(type="decide", decision_id=decision["id"], choice=choice)
+
+            state = next_decision()
+            answer(state)  # the start space (nothing happened before it)
+            state = next_decision()  # after the robots were placed and the cards dealt
+            decision = state["pending"][0]
+            assert decision["deadline"] is None  # not yet: the page has not shown that
+            waiting = [t for t in state["timers"] if t["decision_id"] == decision["id"]]
+            assert [t["reason"] for t in waiting] == ["show"]
+            assert waiting[0]["deadline"] - state["server_time"] <= 0.6 + 0.01
+            ws.send(type="shown", event=state["event_count"])
+            started = ws.until("state", lambda m: m["pending"][0]["deadline"] is not None)
+            left = started["pending"][0]["deadline"] - started["server_time"]
+            assert 29 < left <= 30  # the whole 30 s, from the report on
+            answer(started)
+            # The next one after a register's events: no report; its clock starts anyway,
+            # show_seconds later.
+            state = next_decision()
+            while state["pending"][0]["deadline"] is not None:  # nothing shown before it
+                answer(state)
+                state = next_decision()
+            began = time.monotonic()
+            late = ws.until("state", lambda m: m["pending"][0]["deadline"] is not None)
+            assert 0.3 < time.monotonic() - began < 5
+            left = late["pending"][0]["deadline"] - late["server_time"]
+            assert 28.5 < left <= 30

@@ -166,6 +166,7 @@ class RemotePlayer:
 
     async def _loop(self, ws: Any) -> None:
         readied = False
+        shown = 0
         async for raw in ws:
             now = time.perf_counter()
             text = raw if isinstance(raw, str) else raw.decode()
@@ -191,6 +192,9 @@ class RemotePlayer:
                     self._awaiting_state = []
                 if not self.act or self.result.seat is None:
                     continue
+                if msg["event_count"] > shown:  # shown at once: no animation here
+                    shown = msg["event_count"]
+                    await self._send(ws, {"type": "shown", "event": shown})
                 if msg["status"] == "open" and self.ready and not readied:
                     readied = True
                     await self._send(ws, {"type": "ready", "ready": True})

@@ -16,6 +16,8 @@ from roborally.server.settings import ServerOptions
 #: What each option's flag says in ``--help`` (the defaults are shown from ServerOptions).
 HELP: dict[str, str] = {
     "grace_seconds": "a player without a connection this long is auto-played",
+    "show_seconds": "the longest a decision's clock waits for the player's page to finish"
+    " showing what happened before it",
     "decision_seconds": "deadline of a decision other than programming (then auto-play)",
     "program_seconds": "deadline of programming when the game has no timer (then auto-play)",
     "min_seconds": "the shortest timer or deadline a game may ask for",

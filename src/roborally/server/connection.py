@@ -46,6 +46,7 @@ class Connection:
         self.seat: int | None = None
         self.hello = False
         self.cursor = 0
+        self.shown = 0  # the page has finished showing the events before this index
         self.opened = time.monotonic()
         self.pending: collections.deque[str | None] = collections.deque()
         self.pending_bytes = 0

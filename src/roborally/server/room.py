@@ -64,6 +64,12 @@ RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # waits between tries of a failed a
 #: decision or programming without one (an idle seat then goes to auto-play), and the grace
 #: period of a seat without a connection.
 TIMER, DECISION, IDLE, GRACE = "timer", "decision", "idle", "grace"
+#: Not a deadline: the time by which a decision's clock starts even if the player's page has
+#: not reported that it finished showing what came before (fair time: nobody's clock runs while
+#: their page still animates, and nobody can hold a clock back for ever).
+SHOW = "show"
+SHOW_BASE_SECONDS = 2.0
+SHOW_SECONDS_PER_EVENT = 0.7  # an event takes about 0.33 s at normal speed; twice that is slow
 
 
 def token_hash(token: str) -> str:
@@ -101,6 +107,7 @@ class Seat:
     auto: bool = False
     auto_reason: str | None = None  # "away" (no connection) or "idle" (let a deadline pass)
     away_since: float | None = None
+    shown: int = 0  # the events its page has finished showing (the most of its connections)
     conns: list[Connection] = field(default_factory=list)  # oldest first
     drafts: dict[str, list[str | None]] = field(default_factory=dict)
 
@@ -204,6 +211,8 @@ class GameRoom:
         self.record: str | None = None
         self.replay_text: str | None = None
         self.stored_actions: list[tuple[str, int, str]] | None = None  # to rebuild a finished game
+        self.appeared: dict[str, int] = {}  # pending decision -> the events before it
+        self.show_by: dict[str, float] = {}  # pending decision -> when its clock starts anyway
         self._events_texts: dict[tuple[int, int, View], str] = {}
 
     @property
@@ -354,16 +363,19 @@ class GameRoom:
 
     def _timers_json(self) -> list[dict[str, Any]]:
         kinds = {d.id: d.kind for d in self.pending}
-        return [
-            {
-                "seat": s,
-                "decision_id": None if reason == GRACE else key,
-                "kind": None if reason == GRACE else kinds.get(key),
-                "deadline": at,
-                "reason": reason,
-            }
-            for key, (at, reason, s) in sorted(self.deadlines.items(), key=lambda kv: kv[1][0])
-        ]
+        out = []
+        for key, (at, reason, s) in sorted(self.deadlines.items(), key=lambda kv: kv[1][0]):
+            decision = None if reason == GRACE else key.removeprefix(f"{SHOW}:")
+            out.append(
+                {
+                    "seat": s,
+                    "decision_id": decision,
+                    "kind": kinds.get(decision) if decision else None,
+                    "deadline": at,
+                    "reason": reason,
+                }
+            )
+        return out
 
     def welcome_message(self, conn: Connection) -> dict[str, Any]:
         seat = None if conn.seat is None else self.seats[conn.seat]
@@ -473,6 +485,8 @@ class GameRoom:
                 self._events_texts.clear()
         self.saved = max(self.saved, update.first_action + len(update.actions))
         self.pending = update.pending
+        self.appeared = {d.id: self.appeared.get(d.id, len(self.events)) for d in self.pending}
+        self.show_by = {k: v for k, v in self.show_by.items() if k in self.appeared}
         self.answered = update.answered
         self.views = dict(update.views)
         self.round = update.round
@@ -620,8 +634,8 @@ class GameRoom:
             if not conn.hello and msg.type != "hello":
                 raise ProtocolError("hello_required", "send 'hello' first", msg.ref)
             async with self.lock:
-                await self._dispatch(conn, msg)
-            if msg.type == "decide":
+                free = await self._dispatch(conn, msg)
+            if free:  # an accepted decision, a report of progress: paced by the game
                 conn.refund()
             conn.strikes = 0
         except ProtocolError as error:
@@ -658,7 +672,8 @@ class GameRoom:
                 )
                 conn.close(1008)
 
-    async def _dispatch(self, conn: Connection, msg: ClientMessage) -> None:
+    async def _dispatch(self, conn: Connection, msg: ClientMessage) -> bool:
+        """Carry out one message; whether it costs nothing of the socket's message budget."""
         try:
             if msg.type == "hello":
                 await self._hello(conn, msg)
@@ -671,10 +686,13 @@ class GameRoom:
                 await self._start(conn, msg)
             elif msg.type == "decide":
                 await self._decide(conn, msg)
+                return True
             elif msg.type == "draft":
                 self._draft(conn, msg)
             elif msg.type == "back":
                 self._back(conn, msg)
+            elif msg.type == "shown":
+                return self._shown(conn, msg)
         except ProtocolError as error:
             if error.ref is None:
                 error.ref = msg.ref
@@ -687,6 +705,7 @@ class GameRoom:
                 "the server could not save this, so nothing changed; try again in a moment",
                 msg.ref,
             ) from None
+        return False
 
     async def _send_update(self, conn: Connection, since: int | None) -> None:
         """Events from ``since`` (or the connection's cursor) and the state, to one connection."""
@@ -789,6 +808,22 @@ class GameRoom:
         conn.send(message("ack", ref=msg.ref, **{"for": "back"}))
         self._reschedule()
         self._broadcast()
+
+    def _shown(self, conn: Connection, msg: ClientMessage) -> bool:
+        """The page has finished showing the events before ``event``: the clocks of its seat's
+        decisions that waited for that start now (fair time). Whether it told something new."""
+        seat = self._own_seat(conn)
+        shown = field_index(msg.data, "event")
+        if shown is None:
+            raise ProtocolError("bad_message", "'shown' needs 'event', the next event not shown")
+        advanced = min(shown, len(self.events)) > conn.shown
+        conn.shown = min(max(conn.shown, shown), len(self.events))
+        before = seat.shown
+        seat.shown = max(c.shown for c in seat.conns)
+        if seat.shown > before and any(k.startswith(SHOW) for k in self.deadlines):
+            self._reschedule()
+            self._broadcast()
+        return advanced
 
     def _own_seat(self, conn: Connection) -> Seat:
         if conn.seat is None:
@@ -926,6 +961,30 @@ class GameRoom:
             conn.send_text(states[conn.seat])
 
     # ------------------------------------------------------------ timers
+    def _clock(self, d: PendingOut) -> tuple[float, str]:
+        """The length and kind of a decision's clock."""
+        settings = self.settings
+        if d.kind == "program":
+            if d.timer is not None:  # the engine marks a timed decision (classic sand timer)
+                return settings.timer_seconds or d.timer, TIMER
+            speed = self.timer_rule.kind == "speed" and self.timer_rule.variant in settings.variants
+            if speed:
+                return settings.timer_seconds, TIMER
+            return settings.program_seconds, IDLE
+        return settings.decision_seconds, DECISION
+
+    def _clock_start(self, d: PendingOut, seat: Seat, now: float) -> float | None:
+        """When a new clock of ``d`` starts: now, if the seat's page has shown everything that
+        came before the decision (or nobody is there to show it to); else once it has, and at
+        the latest a few seconds per unseen event later. ``None``: not yet."""
+        appeared = self.appeared.get(d.id, len(self.events))
+        if seat.shown >= appeared or not seat.conns:
+            return now
+        unseen = appeared - seat.shown
+        cap = SHOW_BASE_SECONDS + SHOW_SECONDS_PER_EVENT * unseen
+        start = self.show_by.setdefault(d.id, now + min(self.ctx.options.show_seconds, cap))
+        return start if start <= now else None
+
     def _reschedule(self) -> None:
         """Work out every deadline (keeping those already running) and arm one timer task."""
         now = time.time()
@@ -933,24 +992,22 @@ class GameRoom:
         new: dict[str, tuple[float, str, int]] = {}
         if self.status == RUNNING:
             settings = self.settings
-            speed = self.timer_rule.kind == "speed" and self.timer_rule.variant in settings.variants
             for d in self.pending:
                 seat = self.seats[d.seat]
                 if not seat.human or seat.auto:
                     continue
-                if d.kind == "program":
-                    length, reason = settings.program_seconds, IDLE
-                    if d.timer is not None:  # the engine marks a timed decision (sand timer)
-                        length, reason = settings.timer_seconds or d.timer, TIMER
-                    elif speed:
-                        length, reason = settings.timer_seconds, TIMER
-                else:
-                    length, reason = settings.decision_seconds, DECISION
+                length, reason = self._clock(d)
                 kept = old.get(d.id)  # a running deadline stays, unless its kind changed
                 if kept is not None and kept[1] == reason:
                     new[d.id] = kept
-                elif length > 0:
-                    new[d.id] = (now + length, reason, d.seat)
+                    continue
+                if length <= 0:
+                    continue
+                start = self._clock_start(d, seat, now)
+                if start is None:
+                    new[f"{SHOW}:{d.id}"] = (self.show_by[d.id], SHOW, d.seat)
+                else:
+                    new[d.id] = (start + length, reason, d.seat)
             for seat in self.seats:
                 if seat.human and not seat.auto and not seat.conns:
                     away = seat.away_since if seat.away_since is not None else now
@@ -982,7 +1039,7 @@ class GameRoom:
         now = time.time() + 0.002
         for at, reason, index in list(self.deadlines.values()):
             seat = self.seats[index]
-            if at > now or seat.auto:
+            if at > now or seat.auto or reason == SHOW:
                 continue
             if reason == GRACE and not seat.conns:
                 seat.auto, seat.auto_reason = True, "away"
@@ -999,6 +1056,9 @@ class GameRoom:
             log.info(
                 "game %s: %s expired (%s)", self.id, decision_id, self.deadlines[decision_id][1]
             )
+        if not expired and not any(s.auto for s in self.seats if s.human):
+            self._after_change(False)  # only clocks that start now: nothing to play
+            return
         args = (expired, self._auto(), self._views(), self._slice())
         if self.status != RUNNING or not await self._automatic("expire", *args):
             self._after_change(False)

@@ -118,6 +118,7 @@ class ServerOptions:
 
     # Timers (seconds). A game may choose its own within [min_seconds, max_seconds].
     grace_seconds: float = 30.0  # a seat without a connection this long is auto-played
+    show_seconds: float = 60.0  # the longest a clock waits for a page to finish its animation
     decision_seconds: float = 60.0  # deadline of a decision other than programming
     program_seconds: float = 300.0  # deadline of programming when the game has no timer
     min_seconds: float = 5.0  # the smallest timer a client may ask for

@@ -290,9 +290,18 @@ export class GameScreen {
         fn: async () => {
           await this.cardsReady;
           this.applyState(msg);
+          this.reportShown(msg);
         },
       });
     }
+  }
+
+  /** Fair time: tell the server this page has finished showing the events before the state
+   * it just drew, so the clock of a decision that follows them starts only now. */
+  reportShown(msg) {
+    if (this.seat === null || msg.status !== "running" || !(msg.event_count > (this.shownSent || 0))) return;
+    this.shownSent = msg.event_count;
+    this.sock.send("shown", { event: msg.event_count });
   }
 
   onError(msg) {
