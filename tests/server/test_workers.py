@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from roborally.bots.random_bot import RandomBot
-from roborally.engine.decisions import TIMEOUT
-from roborally.server.host import GameHost, HostSpec
+from roborally.engine.decisions import TIMEOUT, Action
+from roborally.server.host import GameHost, HostSpec, Play
 from roborally.server.settings import GameSettings
 
 from .conftest import FAST, connect, create, final_game, hello, make_client, room_of, wait_for
@@ -82,7 +82,7 @@ def test_a_bot_that_thinks_too_long_gets_its_default() -> None:
     host = GameHost(spec, bot_seconds=0.2, budgets=True)
     host.bots[0] = _SlowBot()
     started = time.monotonic()
-    update = host.drive([], [], budget=0.0)
+    update = host.drive(Play(budget=0.0))
     assert time.monotonic() - started < 2
     first = update.actions[0]
     assert first[1] == 0 and first[2] == TIMEOUT  # the slow bot's decision timed out
@@ -129,3 +129,44 @@ def test_an_idle_player_is_auto_played_and_takes_the_seat_back(tmp_path: Path) -
             mine = idle.pending_state()
             assert mine["pending"] and mine["pending"][0]["seat"] == 0
             assert mine["pending"][0]["deadline"] is not None
+
+
+def test_a_facing_chosen_while_programming_is_used_at_reentry() -> None:
+    """A preset (the page's reboot facing, chosen while programming) answers the re-entry
+    question when the engine asks it in register 1; other questions stay the player's."""
+    settings = GameSettings("2023", "tiny", ("lighter",), 0, 60, 30, 20, 7, 0, seed_chosen=True)
+    host = GameHost(HostSpec("g", settings.to_json(), ("A", "B"), {1: "random"}))
+    game = host.game
+    preset = {0: {"reboot_facing": "W"}}
+    for _ in range(400):
+        if game.is_over():
+            break
+        update = host.drive(Play(presets=preset))
+        if update.presets_used:
+            assert update.presets_used == [(0, "reboot_facing")]
+            used = [a for a in game.actions if a.decision_id.endswith("reboot_facing")]
+            assert used[-1].seat == 0 and used[-1].choice == "W"
+            return
+        mine = [d for d in game.pending_decisions() if d.seat == 0]
+        assert all(d.kind.value != "reboot_facing" for d in mine)  # the preset answered it
+        if mine:
+            game.apply(Action(mine[0].id, 0, TIMEOUT))  # a random program: it will fall
+    raise AssertionError("seat 0 never rebooted in this game; pick another seed")
+
+
+def test_preset_messages_are_checked(tmp_path: Path) -> None:
+    with make_client(tmp_path) as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], variants=["lighter"])
+        with connect(client, game["game_id"], game["seats"][0]["token"]) as session:
+            ws = hello(session)
+            ws.send(type="preset", decision_kind="reboot_facing", choice="N", id=1)
+            assert ws.error()["code"] == "out_of_phase"  # the game has not started
+            ws.send(type="ready")
+            ws.pending_state()
+            ws.send(type="preset", decision_kind="shutdown", choice=True, id=2)
+            assert ws.error()["code"] == "bad_message"
+            ws.send(type="preset", decision_kind="reboot_facing", choice="up", id=3)
+            assert ws.error()["code"] == "invalid_action"
+            ws.send(type="preset", decision_kind="reboot_facing", choice="E", id=4)
+            ack = ws.until("ack", lambda m: m["ref"] == 4)
+            assert ack["for"] == "preset" and room_of(client, game["game_id"]).seats[0].presets

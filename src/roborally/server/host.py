@@ -96,6 +96,19 @@ class PendingOut:
 
 
 @dataclass
+class Play:
+    """How to go on after a change: the people's seats the game plays for (``auto``), the
+    answers players gave ahead of a question (``presets``: seat -> decision kind -> choice,
+    e.g. the facing to re-enter with, chosen while programming), the observations to report
+    (``views``) and how long the bots may think before the worker turns to another game."""
+
+    auto: list[int] = field(default_factory=list)
+    views: list[View] = field(default_factory=list)
+    budget: float = 0.05
+    presets: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
 class Update:
     """What changed in a game since the host's last update."""
 
@@ -110,6 +123,7 @@ class Update:
     outcome: dict[str, Any] | None
     record: str | None = None  # the record text, once the game is over
     more: bool = False  # the bots have more to do (the slice's time ran out)
+    presets_used: list[tuple[int, str]] = field(default_factory=list)  # (seat, decision kind)
 
 
 def outcome_json(game: Game) -> dict[str, Any] | None:
@@ -242,55 +256,67 @@ class GameHost:
         return {view: dumps(self.game.observation(view)) for view in views}
 
     # ------------------------------------------------------------ changes
-    def decide(
-        self,
-        decision_id: str,
-        seat: int,
-        choice: Any,
-        auto: list[int],
-        views: list[View],
-        budget: float,
-    ) -> Update:
+    def decide(self, decision_id: str, seat: int, choice: Any, play: Play) -> Update:
         """A player's decision: checked by the engine (a refusal changes nothing), applied,
-        then the bots and auto-played seats answer for up to ``budget`` seconds."""
+        then the bots and auto-played seats answer for up to ``play.budget`` seconds."""
         decision = self._pending(decision_id, seat)
         self.game.apply(Action(decision.id, decision.seat, self._check(decision, choice)))
-        return self.drive(auto, views, budget)
+        return self.drive(play)
 
-    def expire(
-        self,
-        expired: list[tuple[str, list[str | None] | None]],
-        auto: list[int],
-        views: list[View],
-        budget: float,
-    ) -> Update:
+    def expire(self, expired: list[tuple[str, list[str | None] | None]], play: Play) -> Update:
         """Deadlines passed: each decision ``(id, draft)`` gets its fallback, then drive."""
         for decision_id, draft in expired:
             decision = next((d for d in self.game.pending_decisions() if d.id == decision_id), None)
             if decision is not None:
                 self.game.apply(Action(decision.id, decision.seat, self.fallback(decision, draft)))
-        return self.drive(auto, views, budget)
+        return self.drive(play)
 
-    def drive(self, auto: list[int], views: list[View], budget: float) -> Update:
-        """Let bots and the seats in ``auto`` answer until a person must decide, the game ends
-        or ``budget`` seconds have passed (then ``more`` is set: call again)."""
+    def drive(self, play: Play) -> Update:
+        """Let bots, the auto-played seats and the players' preset answers answer until a
+        person must decide, the game ends or ``play.budget`` seconds have passed (then
+        ``more`` is set: call again)."""
         game = self.game
-        automatic = set(auto) | set(self.bots)
+        automatic = set(play.auto) | set(self.bots)
+        presets = {seat: dict(kinds) for seat, kinds in play.presets.items()}
+        used: list[tuple[int, str]] = []
         start = time.monotonic()
         more = False
         while not game.is_over():
-            decision = next((d for d in game.pending_decisions() if d.seat in automatic), None)
-            if decision is None:
-                break
-            if decision.seat in self.bots:
+            pending = game.pending_decisions()
+            decision = next((d for d in pending if d.seat in automatic), None)
+            choice = None
+            if decision is None:  # a question a player answered ahead of time
+                decision, choice = self._preset(pending, presets)
+                if decision is None:
+                    break
+                used.append((decision.seat, decision.kind.value))
+            elif decision.seat in self.bots:
                 choice = self._bot_choice(decision)
             else:
                 choice = self.fallback(decision, None)
             game.apply(Action(decision.id, decision.seat, choice))
-            if time.monotonic() - start > budget:
+            if time.monotonic() - start > play.budget:
                 more = True
                 break
-        return self.update(views, more)
+        update = self.update(play.views, more)
+        update.presets_used = used
+        return update
+
+    def _preset(
+        self, pending: list[Decision], presets: dict[int, dict[str, Any]]
+    ) -> tuple[Decision | None, Any]:
+        """The first pending decision a player answered ahead (and that answer, checked); a
+        preset the engine refuses is dropped and the question stays the player's."""
+        for decision in pending:
+            kinds = presets.get(decision.seat, {})
+            if decision.kind.value not in kinds:
+                continue
+            choice = kinds.pop(decision.kind.value)
+            try:
+                return decision, self._check(decision, choice)
+            except Refused:
+                continue
+        return None, None
 
     def rollback(self, count: int, views: list[View]) -> Update:
         """Go back to the first ``count`` actions (those the store holds): a failed save must

@@ -18,7 +18,18 @@ MAX_MESSAGE_BYTES = 65_536  # the default of ServerOptions.message_bytes
 MAX_REF_CHARS = 64
 NAME_MAX = 20
 
-CLIENT_TYPES = ("hello", "ready", "start", "decide", "draft", "sync", "ping", "back", "shown")
+CLIENT_TYPES = (
+    "hello",
+    "ready",
+    "start",
+    "decide",
+    "draft",
+    "sync",
+    "ping",
+    "back",
+    "shown",
+    "preset",
+)
 
 # Close codes (4000-4999 are free for applications).
 CLOSE_BAD_REQUEST = 4400  # a token in the URL

@@ -30,7 +30,16 @@ from roborally.engine.game import Game
 from roborally.engine.state import NUM_REGISTERS
 from roborally.server.boardjson import grid_to_json
 from roborally.server.connection import Connection
-from roborally.server.host import EventOut, HostSpec, PendingOut, Refused, Update, View, dumps
+from roborally.server.host import (
+    EventOut,
+    HostSpec,
+    PendingOut,
+    Play,
+    Refused,
+    Update,
+    View,
+    dumps,
+)
 from roborally.server.protocol import (
     CLOSE_BAD_TOKEN,
     CLOSE_REPLACED,
@@ -57,6 +66,8 @@ OPEN, RUNNING, FINISHED = "open", "running", "finished"
 CLOSED = "closed"
 #: A game whose stored actions no longer replay (kept in the store, reported at start).
 BROKEN = "broken"
+#: Questions a player may answer ahead of time, and their answers.
+PRESETS: dict[str, tuple[str, ...]] = {"reboot_facing": ("N", "E", "S", "W")}
 RATE_STRIKES = 500  # refusals for rate in a row before the socket is closed
 RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # waits between tries of a failed automatic save
 
@@ -108,6 +119,7 @@ class Seat:
     auto_reason: str | None = None  # "away" (no connection) or "idle" (let a deadline pass)
     away_since: float | None = None
     shown: int = 0  # the events its page has finished showing (the most of its connections)
+    presets: dict[str, Any] = field(default_factory=dict)  # decision kind -> answer given ahead
     conns: list[Connection] = field(default_factory=list)  # oldest first
     drafts: dict[str, list[str | None]] = field(default_factory=dict)
 
@@ -484,6 +496,11 @@ class GameRoom:
                 self.events.append(event)
                 self._events_texts.clear()
         self.saved = max(self.saved, update.first_action + len(update.actions))
+        for decision in update.pending:  # a new programming phase: last round's presets go
+            if decision.kind == "program" and decision.id not in self.appeared:
+                self.seats[decision.seat].presets.clear()
+        for seat, kind in update.presets_used:
+            self.seats[seat].presets.pop(kind, None)
         self.pending = update.pending
         self.appeared = {d.id: self.appeared.get(d.id, len(self.events)) for d in self.pending}
         self.show_by = {k: v for k, v in self.show_by.items() if k in self.appeared}
@@ -563,13 +580,15 @@ class GameRoom:
             await asyncio.sleep(wait)
             async with self.lock:
                 if self.status == RUNNING:
-                    await self._automatic("drive", self._auto(), self._views(), self._slice())
+                    await self._automatic("drive", self._play())
                     self._reschedule()
 
         self.retry_task = asyncio.get_running_loop().create_task(retry())
 
-    def _slice(self) -> float:
-        return self.ctx.options.slice_seconds
+    def _play(self) -> Play:
+        """How the worker goes on after a change (auto-played seats, presets, views)."""
+        presets = {s.index: dict(s.presets) for s in self.seats if s.presets and not s.auto}
+        return Play(self._auto(), self._views(), self.ctx.options.slice_seconds, presets)
 
     def _schedule_drive(self) -> None:
         """The bots have more to do: go on in a task that takes the lock slice by slice, so
@@ -583,7 +602,7 @@ class GameRoom:
                 if self.status != RUNNING:
                     return
                 self.drive_task = None
-                await self._automatic("drive", self._auto(), self._views(), self._slice())
+                await self._automatic("drive", self._play())
 
         self.drive_task = asyncio.get_running_loop().create_task(drive())
 
@@ -693,6 +712,8 @@ class GameRoom:
                 self._back(conn, msg)
             elif msg.type == "shown":
                 return self._shown(conn, msg)
+            elif msg.type == "preset":
+                self._preset(conn, msg)
         except ProtocolError as error:
             if error.ref is None:
                 error.ref = msg.ref
@@ -825,6 +846,28 @@ class GameRoom:
             self._broadcast()
         return advanced
 
+    def _preset(self, conn: Connection, msg: ClientMessage) -> None:
+        """An answer given ahead of its question (this round): the facing a rebooted robot
+        re-enters with, chosen while programming. ``choice: null`` takes it back."""
+        seat = self._own_seat(conn)
+        if self.status != RUNNING:
+            raise ProtocolError("out_of_phase", "presets are for a running game")
+        kind = field_str(msg.data, "decision_kind", max_len=40)
+        if kind not in PRESETS:
+            raise ProtocolError(
+                "bad_message", f"only these questions take an answer ahead: {', '.join(PRESETS)}"
+            )
+        choice = msg.data.get("choice")
+        if choice is None:
+            seat.presets.pop(kind, None)
+        elif choice in PRESETS[kind]:
+            seat.presets[kind] = choice
+        else:
+            raise ProtocolError(
+                "invalid_action", f"{kind} is one of {', '.join(PRESETS[kind])} (or null)"
+            )
+        conn.send(message("ack", ref=msg.ref, decision_kind=kind, **{"for": "preset"}))
+
     def _own_seat(self, conn: Connection) -> Seat:
         if conn.seat is None:
             raise ProtocolError("not_a_player", "spectators cannot act")
@@ -866,9 +909,7 @@ class GameRoom:
             decision.id,
             decision.seat,
             msg.data["choice"],
-            self._auto(),
-            self._views(),
-            self._slice(),
+            self._play(),
             stored=acknowledge,
         )
 
@@ -925,7 +966,7 @@ class GameRoom:
             self._schedule_drive()
             return
         await self._open_host()
-        if not await self._automatic("drive", self._auto(), self._views(), self._slice()):
+        if not await self._automatic("drive", self._play()):
             self._after_change(False)
 
     def _after_change(self, finished: bool) -> None:
@@ -1059,7 +1100,7 @@ class GameRoom:
         if not expired and not any(s.auto for s in self.seats if s.human):
             self._after_change(False)  # only clocks that start now: nothing to play
             return
-        args = (expired, self._auto(), self._views(), self._slice())
+        args = (expired, self._play())
         if self.status != RUNNING or not await self._automatic("expire", *args):
             self._after_change(False)
 
@@ -1076,8 +1117,7 @@ class GameRoom:
         async with self.lock:
             if self.status == RUNNING:
                 await self._open_host()
-                args = (self._auto(), self._views(), self._slice())
-                if await self._automatic("drive", *args):
+                if await self._automatic("drive", self._play()):
                     return
             self._after_change(False)
 
