@@ -174,3 +174,37 @@ def test_the_minimal_client_of_the_protocol_doc_plays_a_game(tmp_path: Path) -> 
     with LiveServer(tmp_path) as live, concurrent.futures.ThreadPoolExecutor(1) as pool:
         outcome = pool.submit(asyncio.run, run(live.base)).result()
     assert outcome["termination"] in ("checkpoints", "round_limit")
+
+
+def test_a_path_preview_for_the_program_being_written(client: TestClient) -> None:
+    """``preview`` answers where the robot ends after each register if nothing else moved it
+    (the engine's own rules, in the worker); it changes nothing and is the asker's alone."""
+    game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], variants=["lighter"])
+    gid = game["game_id"]
+    with connect(client, gid, game["seats"][0]["token"]) as session:
+        ws = hello(session)
+        ws.send(type="ready")
+        state = ws.pending_state()
+        start = state["pending"][0]
+        ws.answered.add(start["id"])
+        ws.send(type="decide", decision_id=start["id"], choice=start["options"][0])
+        state = ws.pending_state()
+        program = state["pending"][0]
+        assert program["kind"] == "program"
+        hand = program["info"]["hand"]
+        room = room_of(client, gid)
+        before = room.game.digest()  # type: ignore[union-attr]
+        ws.send(
+            type="preview",
+            decision_id=program["id"],
+            program=[hand[0], None, None, None, None],
+            id="p",
+        )
+        reply = ws.until("preview")
+        assert reply["ref"] == "p" and reply["decision_id"] == program["id"]
+        assert [r["register"] for r in reply["registers"]] == [1, 2, 3, 4, 5]
+        assert all("pos" in r and "facing" in r for r in reply["registers"])
+        assert room.game.digest() == before  # type: ignore[union-attr]
+        missing = next(c for c in ("move3", "u_turn", "again", "power_up") if c not in hand)
+        ws.send(type="preview", decision_id=program["id"], program=[missing] + [None] * 4, id="x")
+        assert ws.error()["code"] == "illegal_action"

@@ -35,6 +35,7 @@ from roborally.engine.decisions import (
     NotYourDecisionError,
 )
 from roborally.engine.game import Game
+from roborally.engine.preview import preview_program
 from roborally.engine.rng import derive_seed
 from roborally.engine.view import decision_to_json
 from roborally.server.settings import GameSettings
@@ -398,6 +399,14 @@ class GameHost:
                 error,
             )
         return TIMEOUT
+
+    def preview(self, seat: int, program: list[str | None]) -> list[dict[str, Any]]:
+        """Where ``seat``'s robot ends after each register of ``program`` if nothing else moved
+        it (:func:`roborally.engine.preview.preview_program`); it changes nothing."""
+        try:
+            return preview_program(self.game, seat, program)
+        except ValueError as error:
+            raise Refused("illegal_action", str(error)) from None
 
     # ------------------------------------------------------------ records
     def record(self) -> str:

@@ -29,6 +29,7 @@ CLIENT_TYPES = (
     "back",
     "shown",
     "preset",
+    "preview",
 )
 
 # Close codes (4000-4999 are free for applications).

@@ -714,6 +714,8 @@ class GameRoom:
                 return self._shown(conn, msg)
             elif msg.type == "preset":
                 self._preset(conn, msg)
+            elif msg.type == "preview":
+                await self._preview(conn, msg)
         except ProtocolError as error:
             if error.ref is None:
                 error.ref = msg.ref
@@ -913,15 +915,16 @@ class GameRoom:
             stored=acknowledge,
         )
 
-    def _draft(self, conn: Connection, msg: ClientMessage) -> None:
-        seat = self._own_seat(conn)
+    def _program_of(self, conn: Connection, msg: ClientMessage) -> tuple[PendingOut, list[Any]]:
+        """The pending program decision a ``draft`` or ``preview`` names, and its five
+        registers (card names or ``None``) as sent."""
         decision_id = field_str(msg.data, "decision_id", max_len=100)
         decision = self._pending_for(conn, decision_id)
         if decision.kind != "program":
-            raise ProtocolError("invalid_action", "only a program decision takes a draft")
+            raise ProtocolError("invalid_action", f"only a program decision takes a {msg.type}")
         program = msg.data.get("program")
         if not isinstance(program, list) or len(program) != NUM_REGISTERS:
-            raise ProtocolError("invalid_action", f"a draft lists {NUM_REGISTERS} registers")
+            raise ProtocolError("invalid_action", f"a {msg.type} lists {NUM_REGISTERS} registers")
         cleaned: list[str | None] = []
         for entry in program:
             if entry is None:
@@ -930,6 +933,27 @@ class GameRoom:
                 cleaned.append(entry.strip().lower())
             else:
                 raise ProtocolError("invalid_action", f"{entry!r} is not a card name")
+        return decision, cleaned
+
+    async def _preview(self, conn: Connection, msg: ClientMessage) -> None:
+        """Where the robot would end after each register of a (partial) program if nothing
+        else moved it (the engine's own rules, computed in the game's worker): to this
+        socket only. Nothing changes; nothing hidden is used."""
+        decision, program = self._program_of(conn, msg)
+        registers = await self._call("preview", decision.seat, program)
+        conn.send(
+            message(
+                "preview",
+                ref=msg.ref,
+                decision_id=decision.id,
+                program=program,
+                registers=registers,
+            )
+        )
+
+    def _draft(self, conn: Connection, msg: ClientMessage) -> None:
+        seat = self._own_seat(conn)
+        decision, cleaned = self._program_of(conn, msg)
         info = decision.data["info"]
         locked = info["locked"]
         if any(c is not None and i + 1 in locked for i, c in enumerate(cleaned)):

@@ -75,7 +75,7 @@ class Hosts:
 
 
 _HOST_OPS = frozenset({"decide", "expire", "drive", "rollback", "views", "record", "digest"})
-_HOST_OPS |= {"replay", "update"}
+_HOST_OPS |= {"replay", "update", "preview"}
 
 
 def _answer(hosts: Hosts, op: str, game_id: str, args: tuple[Any, ...]) -> tuple[str, Any]:
