@@ -147,7 +147,8 @@ def compare(game: Game, seat: int, program: Sequence[str | None]) -> list[Event]
         {"pos": p["pos"], "facing": p["facing"], "path": p["path"]} for p in preview
     ] == expected
     assert [p["register"] for p in preview] == [1, 2, 3, 4, 5]
-    fell = {e.register for e in events if e.seat == seat and e.kind is EventKind.FELL}
+    left = (EventKind.FELL, EventKind.DESTROYED)
+    fell = {e.register for e in events if e.seat == seat and e.kind in left}
     assert [p["rebooted"] for p in preview] == [r in fell for r in range(1, 6)]
     robot = ref.state.players[seat].pos
     if expected[-1]["pos"] is not None and not ref.is_over():  # the reading of the events
@@ -629,3 +630,78 @@ def test_any_program_agrees_with_the_lone_robot_game(
             )
     if program[0] != "again":
         assert all(p["certain"] for p in preview)
+
+
+def test_spam_filter_shows_the_card_that_replaces_a_spam() -> None:
+    """Spam Filter's face-up top card is public: the SPAM it replaces is known, the next
+    draw is not."""
+    program = ("move1", "spam", "rotate_left", "spam", "move1")
+    game = at_programming("y23-rush-hour")
+    put(game, 0, (5, 12), "N", hand=[*program, "u_turn"], upgrades=["spam_filter"])
+    player = game.state.players[0]
+    top = next(c for c in player.deck if c.name == "move2")
+    player.deck.remove(top)
+    player.deck.append(top)
+    player.top_visible = True
+    restage(game)
+    preview = preview_program(game, 0, program)
+    assert [p["certain"] for p in preview] == [True, True, True, False, False]
+    # The SPAM became the visible Move 2 (to 5,9), then the green belt there carried it west.
+    assert preview[1]["path"] == [[5, 11], [5, 10], [5, 9], [4, 9]]
+    _, events = lone_game(game, 0, program)
+    assert [(p["pos"], p["facing"]) for p in preview[:3]] == [
+        (p["pos"], p["facing"]) for p in places(game, 0, events)[:3]
+    ]
+
+
+def test_energy_conversion_after_a_board_laser_is_a_question() -> None:
+    """A board laser (rush hour's 3,0 firing south) deals damage, which takes no card in the
+    preview; Energy Conversion then asks whether to move: default stay, not surely."""
+    program = ("rotate_left", "rotate_right", "u_turn", "rotate_left", "rotate_right")
+    game = at_programming("y23-rush-hour")
+    put(game, 0, (3, 1), "N", hand=list(program))
+    assert all(p["certain"] for p in preview_program(game, 0, program))
+    put(game, 0, (3, 1), "N", hand=list(program), upgrades=["energy_conversion"])
+    assert not any(p["certain"] for p in preview_program(game, 0, program))
+    events = compare(game, 0, program)
+    hit = [e for e in events if e.kind is EventKind.SHOT and e.cause == "board laser"]
+    assert {e.register for e in hit if e.seat == 0} == {1, 2, 3, 4, 5}
+
+
+def test_classic_gyroscopic_stabilizer_matters_from_the_first_gear() -> None:
+    """The stabilizer is asked in register 1 (default off); the answer changes the robot only
+    once a gear turns it (first shift's gear at 5,5, reached in register 3)."""
+    program = ("rotate_left@70", "rotate_right@80", "move2@670", "u_turn@10", "move1@490")
+    game = at_programming("cl-first-shift", "classic")
+    put(game, 0, (5, 7), "N", hand=list(program))
+    game.state.players[0].options = [card(game, "gyroscopic_stabilizer")]  # type: ignore[attr-defined]
+    restage(game)
+    preview = preview_program(game, 0, program)
+    assert [p["certain"] for p in preview] == [True, True, False, False, False]
+    events = compare(game, 0, program)
+    assert caused(events, EventKind.ROTATED, "gear")
+
+
+def test_classic_laser_damage_destroys_and_an_option_card_could_have_saved_it() -> None:
+    """A classic robot at 9 damage (every register locked with its card) in a board laser
+    is destroyed in register 1: certain without option cards; with one, giving it up would
+    prevent the 10th damage, so the default (keep it) is not sure."""
+    game = at_programming("cl-first-shift", "classic")
+    player = game.state.players[0]
+    player.damage = 9  # type: ignore[attr-defined]
+    for index, name in enumerate(
+        ("rotate_left@70", "u_turn@10", "move1@490", "u_turn@20", "move1@500")
+    ):
+        player.registers[index].cards = [card(game, name)]
+        player.registers[index].locked = True
+    put(game, 0, (10, 6), "E", hand=[])
+    assert program_decision(game, 0).info["locked"] == [1, 2, 3, 4, 5]
+    preview = preview_program(game, 0, [None] * 5)
+    assert preview[0]["rebooted"] and preview[0]["pos"] is None
+    assert all(p["certain"] for p in preview)
+    compare(game, 0, [None] * 5)
+    # (the classic stages run on snapshots: the player object is a new one after put)
+    game.state.players[0].options = [card(game, "rear_firing_laser")]  # type: ignore[attr-defined]
+    restage(game)
+    assert not any(p["certain"] for p in preview_program(game, 0, [None] * 5))
+    compare(game, 0, [None] * 5)

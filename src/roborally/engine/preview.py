@@ -32,7 +32,8 @@ another player's cards or the generator's future. Where the real game would draw
 preview cannot know (a SPAM's replacement, Again in register 1, the Haywire that draws two
 cards, classic Abort Switch or a register locked while empty), the robot does nothing for that
 card (the honest guess: it stays put) and that register and every later one are
-``"certain": False``. Damage dealt in the 2023 edition (board lasers, reboots) takes no card
+``"certain": False``. The one card of a deck anybody may see, the top card Spam Filter turned
+face up, is drawn as itself. Damage dealt in the 2023 edition (board lasers, reboots) takes no card
 from the damage deck: it counts as one unknown damage card, which changes nothing in this
 round's movement.
 
@@ -143,7 +144,9 @@ def _lone_state(original: GameState, seat: int) -> GameState:
         if hasattr(state, name):
             setattr(state, name, [])  # the classic editions' shared decks
     for player in state.players:
-        player.deck = []
+        # Spam Filter's face-up top card is public (the observation shows it): it stays.
+        visible = player.seat == seat and player.top_visible and player.deck
+        player.deck = player.deck[-1:] if visible else []
         player.discard = []
         if player.seat != seat:
             _remove(player)
@@ -287,7 +290,12 @@ class _Preview(Rules2023):
         self._unsure = True
 
     def draw(self, player: Player) -> Card | None:
-        self._unsure = True  # an unknown card from the deck: the robot does nothing for it
+        """The face-up top card (Spam Filter), else an unknown card: the robot does nothing
+        for it."""
+        if player.top_visible and player.deck:
+            player.top_visible = False
+            return player.deck.pop()
+        self._unsure = True
         return None
 
     def _draw(self, deck: str) -> Card | None:
