@@ -705,3 +705,22 @@ def test_classic_laser_damage_destroys_and_an_option_card_could_have_saved_it() 
     restage(game)
     assert not any(p["certain"] for p in preview_program(game, 0, [None] * 5))
     compare(game, 0, [None] * 5)
+
+
+def test_a_glitch_install_of_the_one_permanent_upgrade_in_the_reserve_is_certain() -> None:
+    """HW-INSTALL installs the reserve's only permanent upgrade (here Hover Unit) without a
+    question; the Move 2 over the river-run pit at 6,9 then passes over it."""
+    program = ("hw_install", "move2", "rotate_left", "u_turn", "move1")
+    game = at_programming("y23-river-run")
+    player = game.state.players[0]
+    player.reserve = [card(game, "hover_unit"), card(game, "boink")]
+    put(game, 0, (6, 10), "N", hand=list(program))
+    preview = preview_program(game, 0, program)
+    assert preview[1]["pos"] == [6, 8] and all(p["certain"] for p in preview)
+    compare(game, 0, program)
+    game.state.players[0].reserve.append(card(game, "brakes"))  # two permanents: a choice
+    restage(game)
+    preview = preview_program(game, 0, program)
+    assert not any(p["certain"] for p in preview)
+    assert preview[1]["rebooted"]  # the default installs the first by name: Brakes
+    compare(game, 0, program)
