@@ -32,6 +32,7 @@ from roborally.content.courses import list_courses
 from roborally.engine.board import Grid
 from roborally.engine.editions import all_editions
 from roborally.render import board_layer
+from roborally.server import rules_pages
 
 CELL = 48
 MARGIN = 12
@@ -108,6 +109,7 @@ async def cards(request: Request) -> Response:
 routes: list[BaseRoute] = [
     Route("/api/web/board.svg", board_svg),
     Route("/api/web/cards", cards),
+    *rules_pages.routes,  # the rules help pages, /rules/EDITION
 ]
 
 
