@@ -8,6 +8,15 @@ const ZOOM_CELL = 34; // px per space when the board is zoomed (wide courses on 
 
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
 
+// Where robots sharing a space stand, in cells from its centre (by how many share it).
+const SPREAD = [
+  [[0, 0]],
+  [[0, 0]],
+  [[-0.25, -0.25], [0.25, 0.25]],
+  [[-0.25, -0.25], [0.25, -0.25], [0, 0.25]],
+  [[-0.25, -0.25], [0.25, -0.25], [-0.25, 0.25], [0.25, 0.25]],
+];
+
 /** Run fn(t) for t from 0 to 1 over ms milliseconds; resolves at the end. */
 export function tween(ms, fn, control) {
   return new Promise((resolve) => {
@@ -151,11 +160,14 @@ export class BoardView {
   _fallback() {
     const c = 48;
     const b = this.board;
-    const svg = s("svg", {
+    const root = s("svg", {
       viewBox: `-12 -12 ${b.width * c + 24} ${b.height * c + 24}`, "data-cell": c,
       xmlns: "http://www.w3.org/2000/svg",
     });
-    svg.append(s("rect", { x: -12, y: -12, width: b.width * c + 24, height: b.height * c + 24, fill: "#1f2430" }));
+    root.append(s("rect", { x: -12, y: -12, width: b.width * c + 24, height: b.height * c + 24, fill: "#1f2430" }));
+    // The drawing goes into a layer with the renderer's id (the legend cuts symbols from it).
+    const svg = s("g", { id: "rr-board-layer", class: "board-layer" });
+    root.append(svg);
     for (const cell of b.cells) {
       const x = cell.x * c, y = cell.y * c;
       const dock = b.boards && b.boards[cell.board] && b.boards[cell.board].kind === "dock";
@@ -185,11 +197,29 @@ export class BoardView {
       const [a, z] = [p[0], p[p.length - 1]];
       svg.append(s("line", { x1: a[0] * c + c / 2, y1: a[1] * c + c / 2, x2: z[0] * c + c / 2, y2: z[1] * c + c / 2, stroke: "#e03131", "stroke-width": 2, opacity: 0.7 }));
     }
-    return svg;
+    return root;
   }
 
   centre(pos) {
     return [pos[0] * this.cell + this.cell / 2, pos[1] * this.cell + this.cell / 2];
+  }
+
+  /** The space [x, y] under a point of the screen, or null (off the course or a void space). */
+  cellAt(clientX, clientY) {
+    const m = this.svg && this.svg.getScreenCTM();
+    if (!m) return null;
+    const p = new DOMPoint(clientX, clientY).matrixTransform(m.inverse());
+    const [x, y] = [Math.floor(p.x / this.cell), Math.floor(p.y / this.cell)];
+    if (x < 0 || y < 0 || x >= this.board.width || y >= this.board.height) return null;
+    return (this.board.cells || []).some((c) => c.x === x && c.y === y) ? [x, y] : null;
+  }
+
+  /** Where the space [x, y] is on the screen (a DOMRect-like {left, top, right, bottom}). */
+  cellRect(x, y) {
+    const m = this.svg.getScreenCTM();
+    const a = new DOMPoint(x * this.cell, y * this.cell).matrixTransform(m);
+    const b = new DOMPoint((x + 1) * this.cell, (y + 1) * this.cell).matrixTransform(m);
+    return { left: a.x, top: a.y, right: b.x, bottom: b.y, width: b.x - a.x, height: b.y - a.y };
   }
 
   _robot(seat, name) {
@@ -217,9 +247,40 @@ export class BoardView {
     const title = s("title", {}, name || `Robot ${seat + 1}`);
     g.append(title, shadow, ring, body, label);
     this.robotLayer.append(g);
-    r = { seat, g, body, ring, x: 0, y: 0, angle: 0, facing: "N", scale: 1, opacity: 1, shown: false, pos: null };
+    r = { seat, g, body, ring, title, name: name || `Robot ${seat + 1}`, x: 0, y: 0, angle: 0, facing: "N", scale: 1, base: 1, opacity: 1, shown: false, ghost: false, pos: null };
     this.robots.set(seat, r);
     return r;
+  }
+
+  /**
+   * Robots that share a space (two rebooting robots waiting on one reboot token, or one waiting
+   * where another stands) are drawn at half size side by side, the waiting ones last, so each
+   * one and its number can be seen. Robots alone on their space are left as they are.
+   */
+  _spread() {
+    const groups = new Map();
+    for (const r of this.robots.values()) {
+      if (!r.shown || !r.pos) continue;
+      const key = r.pos.join(",");
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(r);
+    }
+    for (const list of groups.values()) {
+      const n = list.length;
+      if (n === 1 && list[0].base === 1) continue;
+      list.sort((a, b) => (a.ghost - b.ghost) || (a.seat - b.seat));
+      const [cx, cy] = this.centre(list[0].pos);
+      const spots = SPREAD[Math.min(n, SPREAD.length - 1)];
+      list.forEach((r, i) => {
+        const [dx, dy] = spots[i % spots.length];
+        r.x = cx + dx * this.cell;
+        r.y = cy + dy * this.cell;
+        r.base = n > 1 ? 0.5 : 1;
+        r.scale = r.base;
+        r.g.classList.toggle("crowded", n > 1);
+        this._apply(r);
+      });
+    }
   }
 
   _apply(r) {
@@ -233,6 +294,7 @@ export class BoardView {
   setPlayers(players, names) {
     for (const p of players) {
       const r = this._robot(p.seat, names && names[p.seat]);
+      if (names && names[p.seat]) r.name = names[p.seat];
       if (p.on_board && p.pos) this.place(p.seat, p.pos, p.facing, false);
       else if (p.reentry) this.place(p.seat, p.reentry, p.facing, true);
       else this.hide(p.seat);
@@ -248,17 +310,28 @@ export class BoardView {
       r.facing = facing;
       r.angle = ANGLE[facing];
     }
-    r.scale = 1;
-    r.opacity = ghost ? 0.4 : 1;
+    r.scale = r.base = 1;
+    r.opacity = ghost ? 0.55 : 1;
     r.shown = true;
+    r.ghost = ghost;
     r.g.classList.toggle("ghost", ghost);
+    r.title.textContent = r.name + (ghost ? " (rebooting: re-enters here)" : "");
     this._apply(r);
+    this._spread();
   }
 
   hide(seat) {
     const r = this._robot(seat);
     r.shown = false;
     this._apply(r);
+    this._spread();
+  }
+
+  /** The robots drawn on the space [x, y]: [{seat, name, facing, ghost}]. */
+  robotsOn(x, y) {
+    return [...this.robots.values()]
+      .filter((r) => r.shown && r.pos && r.pos[0] === x && r.pos[1] === y)
+      .map((r) => ({ seat: r.seat, name: r.name, facing: r.facing, ghost: r.ghost }));
   }
 
   robotAt(seat) {
@@ -280,6 +353,7 @@ export class BoardView {
       r.y = y0 + (y1 - y0) * t;
       this._apply(r);
     }, this.control);
+    this._spread();
   }
 
   async turn(seat, toFacing, ms, cause) {
@@ -357,24 +431,25 @@ export class BoardView {
       }, this.control);
     }
     await tween(ms * 0.6, (t) => {
-      r.scale = 1 - 0.8 * t;
+      r.scale = r.base * (1 - 0.8 * t);
       r.opacity = 1 - t;
       r.angle += 8;
       this._apply(r);
     }, this.control);
     r.shown = false;
-    r.scale = 1;
+    r.scale = r.base = 1;
     r.opacity = 1;
     r.angle = ANGLE[r.facing];
     this._apply(r);
+    this._spread();
   }
 
   async appear(seat, pos, facing, ghost, ms) {
     this.place(seat, pos, facing, ghost);
     const r = this._robot(seat);
-    const target = ghost ? 0.4 : 1;
+    const target = ghost ? 0.55 : 1;
     await tween(ms, (t) => {
-      r.scale = 0.4 + 0.6 * t;
+      r.scale = r.base * (0.4 + 0.6 * t);
       r.opacity = target * t;
       this._apply(r);
     }, this.control);

@@ -1,5 +1,6 @@
 // Cards: titles, texts, icons and the card element used in the hand, registers and panels.
 
+import { upgradeIcon } from "./upgradeicons.js";
 import { h } from "./util.js";
 
 // Fallback titles until (or if) the server's catalogue is loaded.
@@ -61,6 +62,7 @@ export function cardKind(name) {
   if (/^(move\d|move_back|back_up)$/.test(base)) return "move";
   if (/^(rotate_left|rotate_right|u_turn)$/.test(base)) return "turn";
   if (type === "permanent" || type === "temporary") return "upgrade " + type;
+  if (type === "option") return "upgrade option";
   if (base === "power_up" || base === "again" || type === "programming") return "special";
   return "other";
 }
@@ -110,14 +112,30 @@ export function cardIcon(name) {
   else if (base === "back_up") body = ICONS.move_back();
   else if (ICONS[base]) body = ICONS[base]();
   else if (kind.includes("haywire")) body = ICONS.haywire();
-  else if (kind.includes("upgrade")) body = ICONS.upgrade();
+  else if (kind.includes("upgrade")) body = upgradeIcon(base) || ICONS.upgrade();
   else body = ICONS.unknown();
   const span = h("span.card-icon", { "aria-hidden": "true" });
   span.innerHTML = `<svg viewBox="0 0 40 40">${body}</svg>`;
   return span;
 }
 
-/** A card element. opts: {small, back (face down), title} */
+/** What kind of card it is, in words ("Permanent upgrade · costs 3 energy"). */
+export function cardTypeLine(name) {
+  const kind = cardKind(name);
+  const prio = priorityOf(name);
+  const cost = cardCost(name);
+  const costs = cost !== null ? ` · costs ${cost} energy` : "";
+  if (kind.includes("spam")) return "Damage card (SPAM)";
+  if (kind.includes("haywire")) return "Damage card (Haywire)";
+  if (kind === "upgrade permanent") return "Permanent upgrade" + costs;
+  if (kind === "upgrade temporary") return "Temporary upgrade (used once)" + costs;
+  if (kind === "upgrade option") return "Option card";
+  if (prio !== null) return `Program card · priority ${prio}`;
+  if (kind === "other") return "Card";
+  return "Programming card";
+}
+
+/** A card element. opts: {small, large, back (face down), title} */
 export function cardEl(name, opts = {}) {
   if (opts.back || name === null || name === undefined) {
     const back = h("div.card.back" + (opts.small ? ".small" : ""), {
@@ -127,7 +145,8 @@ export function cardEl(name, opts = {}) {
     return back;
   }
   const kind = cardKind(name);
-  const el = h(`div.card.${kind.replace(/ /g, ".")}${opts.small ? ".small" : ""}`, {
+  const size = opts.small ? ".small" : opts.large ? ".large" : "";
+  const el = h(`div.card.${kind.replace(/ /g, ".")}${size}`, {
     dataset: { card: name },
     title: opts.title || [cardTitle(name), cardText(name)].filter(Boolean).join(": "),
   });

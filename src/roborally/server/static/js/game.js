@@ -4,6 +4,7 @@ import { Animator } from "./anim.js";
 import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardEl, setCatalogue } from "./cards.js";
+import { setCardEdition } from "./cardview.js";
 import { decisionControls } from "./decisions.js";
 import { refusalText } from "./errors.js";
 import { chosenSeedWarning, commitmentNote, revealBox } from "./fair.js";
@@ -13,6 +14,7 @@ import { ProgramEditor } from "./program.js";
 import { copyText, fill, h, numParam, seatColour, seatUrl, store, toast } from "./util.js";
 import { icon } from "./icons.js";
 import { LogView } from "./logview.js";
+import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
 
 const STAGES = {
   setup: "Setup", place: "Setup", competitive: "Setup", round_start: "Round start",
@@ -90,6 +92,7 @@ export class GameScreen {
       h("div.gameinfo", null, this.titleEl, this.phaseEl),
       this.timerEl,
       h("div.anim-controls", null, speed, this.skipBtn),
+      this.rulesEl = rulesLink("2023", "", "Rules", { "data-testid": "rules", title: "The rules, in a new tab" }),
       this.connEl,
     );
     this.boardArea = h("section.board-area", { "aria-label": "Board" }, h("p.loading", null, "Loading the board…"));
@@ -99,7 +102,8 @@ export class GameScreen {
     const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Game log"), this.logView.el);
     this.infoBody = h("div.info-body");
     const infoBox = h("details.info-box", { "data-testid": "game-info" }, h("summary", null, "About this game"), this.infoBody);
-    this.side = h("aside.side", null, this.playersEl, logBox, infoBox);
+    this.legendSlot = h("div.legend-slot");
+    this.side = h("aside.side", null, this.playersEl, logBox, this.legendSlot, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
     fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
     document.body.classList.add("in-game");
@@ -216,6 +220,9 @@ export class GameScreen {
     this.role = msg.role;
     this.skew = msg.server_time - Date.now() / 1000;
     const course = msg.settings.course;
+    this.edition = msg.settings.edition || "2023";
+    setCardEdition(this.edition);
+    this.rulesEl.href = rulesLink(this.edition, "").getAttribute("href");
     this.logView.classic = String(msg.settings.edition || "").startsWith("classic");
     this.cardsReady = cardCatalogue(msg.settings.edition || "2023").then((cards) => {
       setCatalogue(cards);
@@ -242,10 +249,16 @@ export class GameScreen {
         name: (s) => this.name(s),
       });
       this.anim.speed = this.speed;
+      const index = new SpaceIndex(msg.board, this.edition, msg.settings.variants);
       this.board.ready.then(() => {
         fill(this.boardArea, this.board.el);
         this.board.fit();
         if (this.seat !== null) this.board.setMine(this.seat);
+        this.spaceInfo = new SpaceInfo(this.board, {
+          index,
+          robots: (x, y) => this.board.robotsOn(x, y).map((r) => ({ ...r, you: r.seat === this.seat })),
+        });
+        fill(this.legendSlot, legendBox(index, this.board.cell));
       });
     }
     if (this.token && this.seat !== null) {

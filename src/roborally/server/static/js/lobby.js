@@ -3,6 +3,7 @@
 import { api, boardSvg } from "./api.js";
 import { refusalText } from "./errors.js";
 import { icon } from "./icons.js";
+import { rulesLink } from "./spaceinfo.js";
 import { fill, h, plural, seatColour, seatUrl, store, toast, SEAT_INK } from "./util.js";
 
 // The names the server gives seats nobody named (in seat order).
@@ -24,7 +25,10 @@ export class Lobby {
     fill(this.root, h("div.lobby", null,
       h("header.hero", null,
         h("div.hero-logo", { "aria-hidden": "true" }, logoSvg()),
-        h("div", null, h("h1", null, "RoboRally"), h("p.tagline", null, "Program your robot, race through the factory, touch every checkpoint first."))),
+        h("div", null, h("h1", null, "RoboRally"), h("p.tagline", null, "Program your robot, race through the factory, touch every checkpoint first."),
+          h("p.rules-line", null, "New to the game? Read the rules: ",
+            rulesLink("2023", "", "2023 edition", { "data-testid": "rules-2023" }), " · ",
+            rulesLink("classic", "", "classic edition", { "data-testid": "rules-classic" })))),
       h("div.lobby-grid", null, this.formBox, this.gamesBox)));
     try {
       this.options = await api.options();

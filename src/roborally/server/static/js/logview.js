@@ -1,5 +1,6 @@
 // The log in words, shared by the game and the replay screens.
 
+import { cardTitle, isCard } from "./cards.js";
 import { h, seatColour } from "./util.js";
 import { describe } from "./words.js";
 
@@ -35,9 +36,17 @@ export class LogView {
     if (e.seat !== undefined && e.seat !== null && !["round", "register", "head"].includes(line.kind)) {
       li.append(h("span.ldot", { style: { background: seatColour(e.seat) } }));
     }
-    li.append(h("span.ltext", null, line.text));
+    li.append(h("span.ltext", null, withCard(line.text, e.hidden ? null : e.card)));
     this.el.append(li);
     while (this.el.childElementCount > 600) this.el.firstElementChild.remove();
     this.el.scrollTop = this.el.scrollHeight;
   }
+}
+
+/** The sentence with the card's name as a button that opens the card. */
+function withCard(text, card) {
+  const title = isCard(card) ? cardTitle(card) : "";
+  const at = title ? text.indexOf(title) : -1;
+  if (at < 0) return text;
+  return [text.slice(0, at), h("button.card-link", { type: "button", "data-card": card, title: "Show the card" }, title), text.slice(at + title.length)];
 }

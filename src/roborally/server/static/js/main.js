@@ -1,5 +1,6 @@
 // Entry point: ?game=ID[#token=T] plays or watches a game, ?replay=ID replays one, else the lobby.
 
+import { installCardViewer } from "./cardview.js";
 import { GameScreen } from "./game.js";
 import { Lobby } from "./lobby.js";
 import { ReplayScreen } from "./replay.js";
@@ -9,6 +10,8 @@ import { params, seatToken, store } from "./util.js";
 if (params.has("speed") && Number.isFinite(parseFloat(params.get("speed")))) {
   store.set("speed", parseFloat(params.get("speed")));
 }
+
+installCardViewer();
 
 const root = document.getElementById("app");
 const replay = params.get("replay");

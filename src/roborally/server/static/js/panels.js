@@ -1,6 +1,6 @@
 // Player panels: energy, damage, checkpoints, priority, registers and connection of every seat.
 
-import { cardEl, cardText, cardTitle } from "./cards.js";
+import { cardEl, cardIcon, cardText, cardTitle } from "./cards.js";
 import { icon } from "./icons.js";
 import { h, ordinal, seatColour, SEAT_INK } from "./util.js";
 
@@ -72,7 +72,7 @@ export function playerPanels(ctx) {
     const reserve = Array.isArray(p.reserve) ? p.reserve.length : p.reserve || 0;
     if (installed.length || reserve) {
       li.append(h("div.upgrades", { "data-testid": "upgrades-" + seat.seat },
-        installed.map((u) => h("span.upgrade", { title: cardText(u) }, cardTitle(u))),
+        installed.map((u) => h("button.upgrade", { type: "button", "data-card": u, title: `${cardTitle(u)}: ${cardText(u)}` }, cardIcon(u), h("span", null, cardTitle(u)))),
         reserve ? h("span.dim", null, `${installed.length ? " · " : ""}${reserve} in reserve`) : null));
     }
     list.append(li);

@@ -1,10 +1,12 @@
 // The programming tray: the hand and the five registers (tap or drag to program).
 
 import { cardEl, cardTitle } from "./cards.js";
+import { openCard } from "./cardview.js";
 import { icon } from "./icons.js";
 import { h } from "./util.js";
 
 const REGISTERS = 5;
+const LONG_PRESS_MS = 500; // a press this long opens the card large instead of placing it
 
 export class ProgramEditor {
   /**
@@ -182,7 +184,7 @@ export class ProgramEditor {
     const clear = h("button.ghost", { type: "button", onclick: () => this.clear(), disabled: this.sending || filled === 0, "data-testid": "clear-program" }, "Clear");
     const tip = this.locked.size
       ? `Register${this.locked.size > 1 ? "s" : ""} ${[...this.locked].map((r) => r + 1).join(", ")} locked by a face-down Haywire.`
-      : "Tap a card to program the next register, tap a register to undo, or drag.";
+      : "Tap a card to program the next register, tap a register to undo, or drag. Hold a card to read it.";
     this.el.replaceChildren(
       this.notice ? h("p.tray-notice", { role: "alert", "data-testid": "tray-notice" }, this.notice) : "",
       regs,
@@ -200,8 +202,13 @@ export class ProgramEditor {
     );
   }
 
-  /** Tap to place/remove; drag (mouse, pen or finger) to a register, or back to the hand. */
+  /** Tap to place/remove; drag (mouse, pen or finger) to a register, or back to the hand; a long
+   * press (or a right click) opens the card large. */
   _draggable(el, from) {
+    el.addEventListener("contextmenu", (ev) => {
+      ev.preventDefault();
+      openCard(el.dataset.card);
+    });
     el.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" || ev.key === " ") {
         ev.preventDefault();
@@ -215,8 +222,14 @@ export class ProgramEditor {
       const start = { x: ev.clientX, y: ev.clientY };
       let ghost = null;
       let over = null;
+      let pressed = false;
+      const press = setTimeout(() => {
+        pressed = true;
+        openCard(el.dataset.card);
+      }, LONG_PRESS_MS);
       const move = (e) => {
-        if (!ghost && Math.hypot(e.clientX - start.x, e.clientY - start.y) < 8) return;
+        if (pressed || (!ghost && Math.hypot(e.clientX - start.x, e.clientY - start.y) < 8)) return;
+        clearTimeout(press);
         if (!ghost) {
           const box = el.getBoundingClientRect();
           ghost = el.cloneNode(true);
@@ -240,8 +253,10 @@ export class ProgramEditor {
         window.removeEventListener("pointermove", move);
         window.removeEventListener("pointerup", up);
         window.removeEventListener("pointercancel", up);
+        clearTimeout(press);
         if (over) over.classList.remove("drop-over");
         el.classList.remove("dragging");
+        if (pressed) return;
         if (!ghost) {
           if (e.type === "pointercancel") return;
           if (from.hand !== undefined) this.place(from.hand);

@@ -4,11 +4,13 @@ import { Animator } from "./anim.js";
 import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { setCatalogue } from "./cards.js";
+import { setCardEdition } from "./cardview.js";
 import { revealBox } from "./fair.js";
 import { prettyResult, speedControl } from "./game.js";
 import { icon } from "./icons.js";
 import { LogView } from "./logview.js";
 import { playerPanels } from "./panels.js";
+import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
 import { fill, h, numParam, store } from "./util.js";
 
 /** Split the events into steps: setup, then per round its programming and each register. */
@@ -50,6 +52,7 @@ export class ReplayScreen {
     }
     this.data = data;
     setCatalogue(await cardCatalogue(data.settings.edition || "2023"));
+    setCardEdition(data.settings.edition);
     this.names = Object.fromEntries(data.seats.map((s) => [s.seat, s.name]));
     this.steps = replaySteps(data.events);
     let title = data.settings.course;
@@ -73,6 +76,9 @@ export class ReplayScreen {
     await this.board.ready;
     fill(this.boardArea, this.board.el);
     this.board.fit();
+    const index = new SpaceIndex(data.board, data.settings.edition, data.settings.variants || []);
+    this.spaceInfo = new SpaceInfo(this.board, { index, robots: (x, y) => this.board.robotsOn(x, y) });
+    fill(this.legendSlot, legendBox(index, this.board.cell));
     this.jump(0);
   }
 
@@ -113,12 +119,14 @@ export class ReplayScreen {
         h("a.button.ghost", { href: "/" }, "Lobby")),
       fair);
     const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Log"), this.logView.el);
+    this.legendSlot = h("div.legend-slot");
     fill(this.root, h("div.game-screen.replay-screen", null,
       h("header.topbar", null,
         h("a.brand", { href: "/" }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
         h("div.gameinfo", null, h("span.gtitle", null, `Replay · ${title}`), this.stepLabel),
-        h("div.anim-controls", null, speed, h("button.skip", { type: "button", onclick: () => this.anim.skip() }, icon("skip"), "Skip"))),
-      h("main.game-main", null, this.boardArea, tray, h("aside.side", null, this.playersEl, logBox))));
+        h("div.anim-controls", null, speed, h("button.skip", { type: "button", onclick: () => this.anim.skip() }, icon("skip"), "Skip")),
+        rulesLink(settings.edition, "", "Rules", { "data-testid": "rules", title: "The rules, in a new tab" })),
+      h("main.game-main", null, this.boardArea, tray, h("aside.side", null, this.playersEl, logBox, this.legendSlot))));
   }
 
   /** Show the game as it was at the end of step k (no animation). */
