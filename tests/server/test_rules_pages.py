@@ -212,6 +212,21 @@ def test_the_pages_follow_their_edition(pages: dict[str, Any]) -> None:
         assert "_1994" not in text
 
 
+def test_one_data_file_serves_the_1994_page_too() -> None:
+    data = {
+        "editions": ["classic", "classic-1994"],
+        "title": "2005",
+        "title_1994": "1994",
+        "topic": [{"id": "a", "text": "x"}, {"id": "b", "text": "y", "only": ["classic-1994"]}],
+    }
+    classic = rules_pages._specialise(data, "classic", frozenset({"_1994"}))
+    y94 = rules_pages._specialise(data, "classic-1994", frozenset({"_1994"}))
+    assert classic["title"] == "2005" and "title_1994" not in classic
+    assert y94["title"] == "1994" and "title_1994" not in y94
+    assert [t["id"] for t in classic["topic"]] == ["a"]
+    assert [t["id"] for t in y94["topic"]] == ["a", "b"]
+
+
 def test_an_unknown_edition_is_answered_with_a_clear_404(pages: dict[str, Any]) -> None:
     client = pages["client"]
     response = client.get("/rules/chess")
