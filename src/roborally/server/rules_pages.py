@@ -404,10 +404,22 @@ def _head(title: str) -> str:
     )
 
 
+@cache
+def _page_names() -> tuple[tuple[str, str, str], ...]:
+    """Each page's edition, short name (the bar at the top) and title."""
+    return tuple((e, (d := rules_data(e))["short"], d["title"]) for e in page_editions())
+
+
+def _page_list() -> str:
+    return "".join(
+        f'<li><a href="/rules/{e}">{html.escape(title)}</a></li>' for e, _, title in _page_names()
+    )
+
+
 def _top_bar(current: str | None) -> str:
     links = []
-    for edition in page_editions():
-        label = html.escape(rules_data(edition)["short"])
+    for edition, short, _ in _page_names():
+        label = html.escape(short)
         here = ' aria-current="page"' if edition == current else ""
         links.append(f'<a href="/rules/{edition}"{here}>{label}</a>')
     return (
@@ -464,32 +476,26 @@ def page_html(edition: str) -> str:
 
 
 def not_found_html(edition: str) -> str:
+    """The answer to an unknown edition (cheap: it is made on the event loop)."""
     shown = html.escape(edition[:40])
-    links = "".join(
-        f'<li><a href="/rules/{e}">{html.escape(rules_data(e)["title"])}</a></li>'
-        for e in page_editions()
-    )
     return (
         _head("No such rules page")
         + '<body class="rules">\n'
         + _top_bar(None)
         + '<main class="alone"><h1>No rules page for this edition</h1>'
         f"<p>There is no rules page for the edition <strong>{shown}</strong>. "
-        f"These are the rules pages:</p><ul>{links}</ul></main>\n</body>\n</html>\n"
+        f"These are the rules pages:</p><ul>{_page_list()}</ul></main>\n</body>\n</html>\n"
     )
 
 
 @cache
 def index_html() -> str:
-    links = "".join(
-        f'<li><a href="/rules/{e}">{html.escape(rules_data(e)["title"])}</a></li>'
-        for e in page_editions()
-    )
     return (
         _head("RoboRally rules")
         + '<body class="rules">\n'
         + _top_bar(None)
-        + f'<main class="alone"><h1>RoboRally rules</h1><ul>{links}</ul></main>\n</body>\n</html>\n'
+        + f'<main class="alone"><h1>RoboRally rules</h1><ul>{_page_list()}</ul></main>\n'
+        + "</body>\n</html>\n"
     )
 
 
@@ -513,7 +519,7 @@ async def rules_index(request: Request) -> Response:
 
 async def rules_page(request: Request) -> Response:
     edition = request.path_params["edition"]
-    if edition not in page_editions():
+    if edition not in {e for e, _, _ in _page_names()}:
         return HTMLResponse(not_found_html(edition), status_code=404)
     return await _built(edition, lambda: page_html(edition))
 
