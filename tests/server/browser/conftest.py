@@ -44,6 +44,10 @@ DOC_SCREENSHOTS = {
     "program-phone",
     "activation-phone",
     "auto-play-desktop",
+    "space-info-desktop",
+    "space-info-phone",
+    "card-view-phone",
+    "locked-in-desktop",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).
@@ -56,6 +60,7 @@ try:
         Locator,
         Page,
         Playwright,
+        expect,
         sync_playwright,
     )
     from playwright.sync_api import Error as PlaywrightError
@@ -482,6 +487,17 @@ def until_register_plays(page: Page, timeout: float = 20.0) -> list[str]:
         )
 
     return play_until(page, playing, timeout)
+
+
+def start_game(page: Page) -> None:
+    """Start a game of one person from its waiting room (if it shows one) and wait for the first
+    question (the start space)."""
+    start = page.locator("[data-testid=start-game]")
+    decision = page.locator("[data-testid=decision]")
+    expect(start.or_(decision).first).to_be_visible()
+    if start.count():
+        start.click()
+    expect(decision).to_be_visible()
 
 
 def visible(page: Page, selector: str) -> bool:

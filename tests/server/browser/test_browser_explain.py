@@ -8,7 +8,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from .conftest import Contexts, ServerProcess, until_program
+from .conftest import Contexts, ServerProcess, start_game, until_program
 
 #: Known spaces of the ``tiny`` course (Training Run): the element kinds on each and words the
 #: explanation must hold.
@@ -59,12 +59,8 @@ def _open_game(
 
 
 def _start_game(page: Page) -> None:
-    start = page.locator("[data-testid=start-game]")
-    decision = page.locator("[data-testid=decision]")
-    expect(start.or_(decision).first).to_be_visible()
-    if start.count():
-        start.click()
-    expect(decision).to_have_attribute("data-kind", "start_space")
+    start_game(page)
+    expect(page.get_by_test_id("decision")).to_have_attribute("data-kind", "start_space")
 
 
 def _check_space(page: Page, x: int, y: int) -> None:

@@ -123,10 +123,12 @@ def test_one_person_and_two_bots_play_a_whole_game(
     # The finished game is listed in the lobby with its replay.
     page.goto(live_server.base + "/")
     expect(page.locator("[data-testid=finished-games]")).to_contain_text("Training Run")
-    # "Your seats" continues a game with the same kind of link.
-    expect(page.get_by_role("link", name="Continue").first).to_have_attribute(
+    # "Your seats" opens the finished game's result (not "Continue") with the same kind of link.
+    seats = page.get_by_test_id("your-seats")
+    expect(seats.get_by_role("link", name="Result").first).to_have_attribute(
         "href", re.compile(r"^/\?game=[\w-]+#token=[\w-]+$")
     )
+    expect(seats.get_by_role("link", name="Continue")).to_have_count(0)
 
 
 def test_a_phone_sized_screen_plays_by_tapping(

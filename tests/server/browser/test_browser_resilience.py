@@ -232,7 +232,8 @@ def test_an_idle_player_is_auto_played_until_they_come_back(
         expect(countdown).to_contain_text(re.compile(r"will play for you in 0:0[0-2]"))
         banner = page.locator("[data-testid=auto-banner]")
         expect(banner).to_contain_text("You were away too long, so the game is playing for you")
-        expect(page.locator("[data-testid=player-0] .badge.warn")).to_have_text("auto")
+        # Her panel says why, in words: she let a deadline pass while connected.
+        expect(page.get_by_test_id("status-0")).to_have_text("idle (played for them)")
         reasons = {t["reason"] for f in frames if f["type"] == "state" for t in f["timers"]}
         assert "decision" in reasons, reasons
         shots(page, "auto-play-desktop")

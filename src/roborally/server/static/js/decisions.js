@@ -135,7 +135,10 @@ export function decisionControls(decision, ctx) {
     if (pos) ctx.board.ready.then(() => ctx.board.showFacingChoices(pos, (d) => options.includes(d) && choose(d)));
   }
   // The engine's prompt is the question; a part in brackets becomes the note under it.
-  let title = decision.prompt || TITLES[kind] || kind.replace(/_/g, " ");
+  // Players by name, not by number ("P2"), and "1 space", not "1 space(s)".
+  let title = (decision.prompt || TITLES[kind] || kind.replace(/_/g, " "))
+    .replace(/\bP(\d+)\b/g, (m, n) => (ctx.name ? ctx.name(Number(n) - 1) : `player ${n}`))
+    .replace(/\b1 (\w+)\(s\)/g, "1 $1").replace(/(\w+)\(s\)/g, "$1s");
   let prompt = null;
   const split = /^(.*?)\s*\((.+)\)\s*$/.exec(title);
   if (split) {

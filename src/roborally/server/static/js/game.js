@@ -13,7 +13,10 @@ import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
 import { copyText, fill, h, numParam, seatColour, seatUrl, store, toast } from "./util.js";
 import { icon } from "./icons.js";
+import { botTitle } from "./bots.js";
+import { variantInfo } from "./variants.js";
 import { LogView } from "./logview.js";
+import { notifyOn, setNotify, yourTurnAlert } from "./notify.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
 
 const STAGES = {
@@ -93,6 +96,7 @@ export class GameScreen {
       this.timerEl,
       h("div.anim-controls", null, speed, this.skipBtn),
       this.rulesEl = rulesLink("2023", "", "Rules", { "data-testid": "rules", title: "The rules, in a new tab" }),
+      this.notifyBtn = h("button.icon.notify-toggle", { type: "button", "data-testid": "notify-toggle", onclick: () => this.toggleNotify() }),
       this.connEl,
     );
     this.boardArea = h("section.board-area", { "aria-label": "Board" }, h("p.loading", null, "Loading the board…"));
@@ -105,6 +109,7 @@ export class GameScreen {
     this.legendSlot = h("div.legend-slot");
     this.side = h("aside.side", null, this.playersEl, logBox, this.legendSlot, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
+    this.renderNotify();
     fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
     document.body.classList.add("in-game");
   }
@@ -236,9 +241,11 @@ export class GameScreen {
       if (c) {
         this.courseInfo = c;
         this.titleEl.textContent = c.title;
-        document.title = `${c.title} · RoboRally`;
+        this.baseTitle = `${c.title} · RoboRally`;
+        this.updateTurnNotice();
       }
       this.renderInfo(o);
+      if (this.state) this.renderPlayers();
     }).catch(() => {});
     if (!this.board) {
       this.board = new BoardView(msg.board, { course, variants: msg.settings.variants, edition: msg.settings.edition });
@@ -337,6 +344,7 @@ export class GameScreen {
       if (code === "name_taken") {
         toast(refusalText(code, msg.message, "hello"), "error");
         this._rename = null; // keep the name the seat has
+        this.nameDraft = undefined;
         this.renderTray();
         this.sock.hello();
       } else if (code === "storage_failed") {
@@ -468,6 +476,24 @@ export class GameScreen {
     if (obs) this.root.dataset.stage = obs.stage;
     if (st.outcome && !this.resultShown) this.showResult(st.outcome);
     this.maybeAutoReady(st);
+    this.flushReady();
+  }
+
+  /** Send the ready state the player asked for, once the seat is connected (after a rename). */
+  flushReady() {
+    const st = this.latest;
+    if (this.wantReady === undefined || !st || st.status !== "open") {
+      if (st && st.status !== "open") this.wantReady = undefined;
+      return;
+    }
+    const mine = st.seats.find((s) => s.seat === this.seat);
+    if (!mine || !this.welcome) return; // reconnecting (a new name): after the next state
+    if (mine.ready === this.wantReady) {
+      this.wantReady = undefined;
+      return;
+    }
+    if (this.readySentAt && Date.now() - this.readySentAt < 1500) return; // on its way
+    if (this.sock.send("ready", { ready: this.wantReady }) !== null) this.readySentAt = Date.now();
   }
 
   /** The creator of a game against bots only does not need a waiting room: ready at once. */
@@ -509,6 +535,7 @@ export class GameScreen {
       now: () => this.now(),
       waiting: this.waitingSet(st),
       currentRegister: obs && STAGES[obs.stage] === "Activation" ? obs.register : 0,
+      botTitle: (id) => botTitle(this.options, id),
     }));
   }
 
@@ -533,6 +560,7 @@ export class GameScreen {
     const st = this.state;
     if (!st) return;
     this._renderTray(st);
+    this.updateTurnNotice();
     const compact = !!this.editor;
     if (document.body.classList.contains("compact-board") !== compact) {
       document.body.classList.toggle("compact-board", compact);
@@ -612,6 +640,7 @@ export class GameScreen {
           board: this.board,
           startSpaces: this.welcome && this.welcome.board.start_spaces,
           ownPlayer: own,
+          name: (seat) => this.name(seat),
         });
         this.decisionCleanup = ctl.cleanup;
         fill(this.tray, this.trayHead("Your move"), notice, ctl.el);
@@ -621,6 +650,35 @@ export class GameScreen {
     }
     this.tray.classList.remove("your-turn");
     fill(this.tray, this.waitingTray(st, own));
+  }
+
+  /** The tab title says "● Your turn" while a question waits for this player (and the sound
+   * and buzz, if turned on, once per question). */
+  updateTurnNotice() {
+    const id = this.decisionId;
+    const mine = this.tray.classList.contains("your-turn") && id && !this.answered.has(id);
+    const base = this.baseTitle || "RoboRally";
+    const title = mine ? `● Your turn – ${base}` : base;
+    if (document.title !== title) document.title = title;
+    if (mine && this.alerted !== id) {
+      this.alerted = id;
+      yourTurnAlert();
+    }
+  }
+
+  renderNotify() {
+    const on = notifyOn();
+    this.notifyBtn.replaceChildren(icon(on ? "bell" : "bellOff"));
+    this.notifyBtn.setAttribute("aria-pressed", String(on));
+    const words = `A sound and a buzz when it is your turn: ${on ? "on" : "off"}`;
+    this.notifyBtn.title = words;
+    this.notifyBtn.setAttribute("aria-label", words);
+  }
+
+  toggleNotify() {
+    setNotify(!notifyOn());
+    this.renderNotify();
+    toast(notifyOn() ? "A sound and a buzz will tell you when it is your turn." : "No sound when it is your turn.");
   }
 
   trayHead(title, extra) {
@@ -682,10 +740,7 @@ export class GameScreen {
   renderInfo(options) {
     const st = (this.welcome && this.welcome.settings) || {};
     const ed = options && (options.editions || []).find((e) => e.id === st.edition);
-    const variantTitle = (v) => {
-      const found = options && (options.variants || []).find((x) => x.id === v);
-      return found ? found.title : v.replace(/_/g, " ");
-    };
+    const variantTitle = (v) => variantInfo(options, v).title;
     const mins = (sec) => fmtTime(sec);
     const rows = [
       ["Rules", ed ? ed.title : st.edition],
@@ -727,21 +782,38 @@ export class GameScreen {
     const humans = st.seats.filter((s) => s.kind === "human");
     const missing = humans.filter((s) => !s.taken || !s.connected || !s.ready).map((s) => s.name);
     if (mine) {
-      const nameInput = h("input", { type: "text", value: mine.name, maxlength: 20, "aria-label": "Your name", "data-testid": "name-input" });
+      // A name being typed survives the waiting room being drawn again (someone joined).
+      const typed = this.nameDraft !== undefined && this.nameDraft !== mine.name ? this.nameDraft : mine.name;
+      const nameInput = h("input", { type: "text", value: typed, maxlength: 20, "aria-label": "Your name", "data-testid": "name-input" });
       const saveName = () => {
         const v = nameInput.value.trim();
-        if (!v || v === mine.name) return;
+        if (!v || v === mine.name || v === this._rename) return;
         store.set("name", v);
         this._rename = v;
         this.welcome = null;
         this.sock.ws && this.sock.ws.close(1000); // reconnect with the new name
       };
+      nameInput.addEventListener("input", () => (this.nameDraft = nameInput.value));
       nameInput.addEventListener("change", saveName);
+      nameInput.addEventListener("keydown", (e) => e.key === "Enter" && saveName());
+      if (this.nameFocused) requestAnimationFrame(() => nameInput.isConnected && nameInput.focus());
+      nameInput.addEventListener("focus", () => (this.nameFocused = true));
+      nameInput.addEventListener("blur", () => (this.nameFocused = false));
       parts.push(h("div.field-row", null, h("label", null, "Your name ", nameInput)));
-      const ready = h("button." + (mine.ready ? "ghost" : "primary"), {
+      const wanted = this.wantReady !== undefined ? this.wantReady : mine.ready;
+      const ready = h("button." + (wanted ? "ghost" : "primary"), {
         type: "button", "data-testid": "ready",
-        onclick: () => this.sock.send("ready", { ready: !mine.ready }),
-      }, mine.ready ? "Not ready" : "I'm ready");
+        // The press does not take the focus from the name field (whose change would rename the
+        // seat and redraw this button under the click): the click renames, and the wish is kept
+        // and sent as soon as the seat is back from the rename's reconnect (flushReady).
+        onpointerdown: (e) => e.preventDefault(),
+        onmousedown: (e) => e.preventDefault(),
+        onclick: () => {
+          saveName();
+          this.wantReady = !wanted;
+          this.flushReady();
+        },
+      }, wanted ? "Not ready" : "I'm ready");
       const row = h("div.program-actions", null, ready);
       if (isHost) {
         row.append(h("button.primary.start", {
@@ -795,6 +867,7 @@ export class GameScreen {
     this.sends.set(id, decision.id);
     this.answered.add(decision.id);
     this.trayNotice = null;
+    this.updateTurnNotice();
     if (settle && this.state) {
       this.decisionId = null;
       this.renderTray();

@@ -14,6 +14,8 @@ const PATHS = {
   last: '<path d="M19 5v14" stroke="currentColor" stroke-width="2.6" stroke-linecap="round"/><path d="M5 5l11 7-11 7z" fill="currentColor"/>',
   zoomIn: '<circle cx="10" cy="10" r="6.5" fill="none" stroke="currentColor" stroke-width="2.4"/><path d="M15 15l6 6M7 10h6M10 7v6" stroke="currentColor" stroke-width="2.4" stroke-linecap="round"/>',
   zoomOut: '<circle cx="10" cy="10" r="6.5" fill="none" stroke="currentColor" stroke-width="2.4"/><path d="M15 15l6 6M7 10h6" stroke="currentColor" stroke-width="2.4" stroke-linecap="round"/>',
+  bell: '<path d="M12 3a6 6 0 0 0-6 6v4.5L4 17h16l-2-3.5V9a6 6 0 0 0-6-6z" fill="currentColor"/><path d="M9.5 19a2.5 2.5 0 0 0 5 0" fill="none" stroke="currentColor" stroke-width="2"/>',
+  bellOff: '<path d="M12 3a6 6 0 0 0-6 6v4.5L4 17h16l-2-3.5V9a6 6 0 0 0-6-6z" fill="none" stroke="currentColor" stroke-width="2"/><path d="M4 3l16 18" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/>',
   skip: '<path d="M3 5l8 7-8 7zM11 5l8 7-8 7z" fill="currentColor"/><path d="M21 5v14" stroke="currentColor" stroke-width="2.4" stroke-linecap="round"/>',
 };
 

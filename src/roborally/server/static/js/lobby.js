@@ -1,9 +1,11 @@
 // The lobby: create a game, see open, running and finished games, join or watch.
 
 import { api, boardSvg } from "./api.js";
+import { botChoices } from "./bots.js";
 import { refusalText } from "./errors.js";
 import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
+import { timerWords, variantInfo } from "./variants.js";
 import { fill, h, plural, seatColour, seatUrl, store, toast, SEAT_INK } from "./util.js";
 
 // The names the server gives seats nobody named (in seat order).
@@ -93,9 +95,13 @@ export class Lobby {
     this.onEdition();
   }
 
-  /** A bot that plays a fair race (the first of these the server has). */
+  /** A bot for a first race: the second level (Casual) when the server has levels, else a bot
+   * that plays a fair race. */
   defaultBot() {
-    const ids = this.options.bots.map((b) => b.id);
+    const bots = botChoices(this.options);
+    const casual = bots.find((b) => b.level === 2);
+    if (casual) return casual.id;
+    const ids = bots.map((b) => b.id);
     return ["planner", "expert", "random"].find((b) => ids.includes(b)) || ids[0] || "random";
   }
 
@@ -127,11 +133,16 @@ export class Lobby {
       sand ? h("option", { value: "0" }, "Off") : null,
       h("option", { value: "custom" }, "Custom…"));
     this.timerSelect.closest(".field").hidden = !timer || timer.kind === "none";
-    this.timerSelect.title = timer ? timer.description : "";
+    this.timerSelect.title = timerWords(timer);
     this.onTimer();
     fill(this.variantsBox, ...o.variants
       .filter((v) => (!v.editions || v.editions.includes(this.edition)) && !(timer && v.id === timer.variant))
-      .map((v) => h("label.check", { title: v.id }, h("input", { type: "checkbox", value: v.id, "data-testid": "variant-" + v.id }), " " + v.title)));
+      .map((v) => {
+        const info = variantInfo(o, v.id);
+        return h("label.check.variant", { title: info.description },
+          h("input", { type: "checkbox", value: v.id, "data-testid": "variant-" + v.id }),
+          h("span", null, h("span.variant-title", null, info.title), info.description ? h("span.variant-about", null, info.description) : null));
+      }));
     this.onCourse();
   }
 
@@ -187,7 +198,7 @@ export class Lobby {
 
   renderSeats() {
     const [low, high] = this.playerRange();
-    const bots = this.options.bots;
+    const bots = botChoices(this.options);
     fill(this.seatsBox, ...this.seats.map((seat, i) => {
       const chip = h("span.chip", { style: { background: seatColour(i), color: SEAT_INK[i] } }, String(i + 1));
       if (seat.me) {
@@ -204,10 +215,12 @@ export class Lobby {
         },
       },
       h("option", { value: "human", selected: seat.kind === "human" }, "Person (invite link)"),
-      ...bots.map((b) => h("option", { value: "bot:" + b.id, selected: seat.kind === "bot" && seat.bot === b.id }, `Bot · ${b.title}`)));
+      ...bots.map((b) => h("option", { value: "bot:" + b.id, selected: seat.kind === "bot" && seat.bot === b.id, title: b.description }, `Bot · ${b.title}`)));
+      const chosen = seat.kind === "bot" && bots.find((b) => b.id === seat.bot);
+      const about = chosen && chosen.description ? h("span.seat-about", { "data-testid": "bot-about" }, chosen.description) : null;
       const nameIn = h("input", { type: "text", maxlength: 20, placeholder: COLOUR_NAMES[i], value: seat.name || "", "aria-label": `Seat ${i + 1} name`, oninput: () => (seat.name = nameIn.value.trim()) });
       const remove = h("button.icon", { type: "button", title: "Remove this seat", "aria-label": `Remove seat ${i + 1}`, disabled: this.seats.length <= low, onclick: () => { this.seats.splice(i, 1); this.renderSeats(); } }, "×");
-      return h("div.seat-row", { "data-testid": "seat-row" }, chip, kind, nameIn, remove);
+      return h("div.seat-row", { "data-testid": "seat-row" }, chip, kind, nameIn, remove, about);
     }));
     this.addSeatBtn.disabled = this.seats.length >= high;
   }
@@ -310,29 +323,61 @@ export class Lobby {
         api.games("finished").then((d) => d.games).catch(() => []),
       ]);
     } catch (error) {
-      fill(this.gamesBox, h("section.panel", null, h("p.error", null, error.message)));
+    fill(this.gamesBox, h("section.panel", null, h("p.error", null, error.message)));
       return;
     }
     const open = active.filter((g) => g.status === "open");
     const running = active.filter((g) => g.status === "running");
-    const mine = store.get("mine", []).slice(0, 6);
+    const mine = await this.seatStatuses(store.get("mine", []).slice(0, 6), active, finished);
     const title = (id) => {
       const c = this.options.courses.find((x) => x.id === id);
       return c ? c.title : id;
     };
+    const rules = (ids) => this.rulesTitles(ids);
     fill(this.gamesBox,
       h("section.panel", { "data-testid": "open-games" }, h("h2", null, "Open games"),
         open.length ? h("ul.game-list", null, open.map((g) => this.openRow(g, title))) : h("p.empty", null, "No open games. Create one!")),
       running.length ? h("section.panel", { "data-testid": "running-games" }, h("h2", null, "Running"),
-        h("ul.game-list", null, running.map((g) => gameRow(g, title, [h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch")], `round ${g.round}`)))) : null,
-      mine.length ? h("section.panel", null, h("h2", null, "Your seats"),
-        h("ul.game-list", null, mine.map((m) => h("li.game-row", null,
+        h("ul.game-list", null, running.map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch")], `round ${g.round}`)))) : null,
+      mine.length ? h("section.panel", { "data-testid": "your-seats" }, h("h2", null, "Your seats"),
+        h("ul.game-list", null, mine.map((m) => h("li.game-row", { "data-seat-game": m.game, "data-status": m.status || "" },
           h("span.chip", { style: { background: seatColour(m.seat), color: SEAT_INK[m.seat] } }, String(m.seat + 1)),
-          h("div.grow", null, h("strong", null, title(m.course)), h("span.dim", null, ` · game ${m.game}`)),
-          h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Continue"))))) : null,
+          h("div.grow", null, h("strong", null, title(m.course)), h("span.dim", null, ` · ${seatNote(m.status)}`)),
+          h("div.actions", null, m.status === "finished"
+            ? [h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Result"),
+              h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(m.game)}` }, "Replay")]
+            : h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Continue")))))) : null,
       finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, "Finished"),
-        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, "Replay")], g.result || "")))) : null,
+        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, "Replay")], g.result || "")))) : null,
     );
+  }
+
+  rulesTitles(ids) {
+    return ids.map((v) => variantInfo(this.options, v).title).join(", ");
+  }
+
+  /**
+   * The seats this browser holds, each with its game's status (open, running, finished, gone):
+   * from the lists when the game is in them, else asked once (a finished game stays finished).
+   */
+  async seatStatuses(mine, active, finished) {
+    const known = new Map([...active, ...finished].map((g) => [g.game_id, g.status]));
+    const out = await Promise.all(mine.map(async (m) => {
+      let status = m.finished ? "finished" : known.get(m.game);
+      if (!status) {
+        try {
+          status = (await api.game(m.game)).status;
+        } catch (error) {
+          status = error.code === "unknown_game" ? "gone" : "";
+        }
+      }
+      return { ...m, status };
+    }));
+    if (out.some((m) => m.status === "finished" && !m.finished)) {
+      const done = new Set(out.filter((m) => m.status === "finished").map((m) => m.game));
+      store.set("mine", store.get("mine", []).map((m) => (done.has(m.game) ? { ...m, finished: true } : m)));
+    }
+    return out.filter((m) => m.status !== "gone");
   }
 
   openRow(g, title) {
@@ -353,11 +398,15 @@ export class Lobby {
       },
     }, free.length ? "Join" : "Full");
     const watch = h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch");
-    return gameRow(g, title, [join, watch], `${plural(free.length, "free seat")}`);
+    return gameRow(g, title, (ids) => this.rulesTitles(ids), [join, watch], `${plural(free.length, "free seat")}`);
   }
 }
 
-function gameRow(g, title, actions, note) {
+function seatNote(status) {
+  return { open: "waiting for players", running: "running", finished: "finished" }[status] || "";
+}
+
+function gameRow(g, title, rules, actions, note) {
   const seats = (g.seats || []).map((s) => h("span.chip.tiny", { title: s.name + (s.kind === "bot" ? " (bot)" : ""), style: { background: seatColour(s.seat), color: SEAT_INK[s.seat % 6], opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 } }, s.kind === "bot" ? icon("bot") : String(s.seat + 1)));
   const variants = (g.variants || []).filter((v) => v !== "speed");
   // A seed the host chose is shown before anyone joins: whoever knows it can work out every hand.
@@ -367,7 +416,7 @@ function gameRow(g, title, actions, note) {
       h("strong", null, title(g.course)),
       h("div.meta", null, h("span.chips", null, seats), note ? h("span.dim", null, " " + note) : null,
         g.timer_seconds ? h("span.tag", null, icon("clock"), ` ${g.timer_seconds}s`) : null,
-        variants.length ? h("span.tag", { title: variants.join(", ") }, `+${variants.length} rules`) : null,
+        variants.length ? h("span.tag", { title: rules(variants) }, `+${variants.length} rules`) : null,
         chosen ? h("span.tag.warn", { "data-testid": "seed-chosen", title: `The host chose the seed ${g.seed}: whoever knows it can work out every hand.` }, "host's seed") : null)),
     h("div.actions", null, actions));
 }

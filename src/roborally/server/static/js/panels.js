@@ -22,15 +22,13 @@ export function playerPanels(ctx) {
     const chip = h("span.chip", { style: { background: seatColour(seat.seat), color: SEAT_INK[seat.seat % 6] } }, String(seat.seat + 1));
     const badges = [];
     if (seat.seat === ctx.me) badges.push(h("span.badge.you", null, "you"));
-    if (seat.kind === "bot") badges.push(h("span.badge", { title: "bot: " + seat.bot }, icon("bot"), seat.bot || "bot"));
+    if (seat.kind === "bot") badges.push(h("span.badge", { title: "played by the computer" }, icon("bot"), (ctx.botTitle && ctx.botTitle(seat.bot)) || "bot"));
     if (seat.kind === "human" && seat.seat === ctx.hostSeat) badges.push(h("span.badge", null, "host"));
-    if (seat.auto) badges.push(h("span.badge.warn", { title: "The player is away; their decisions are made automatically" }, "auto"));
-    else if (seat.kind === "human" && !seat.connected && seat.taken) badges.push(h("span.badge.warn", null, "offline"));
-    else if (seat.kind === "human" && !seat.taken) badges.push(h("span.badge.dim", null, "free seat"));
+    if (seat.kind === "human" && !seat.taken && !seat.auto) badges.push(h("span.badge.dim", null, "free seat"));
     const grace = (ctx.timers || []).find((t) => t.reason === "grace" && t.seat === seat.seat);
     if (grace && ctx.now) {
       const left = Math.max(0, Math.ceil(grace.deadline - ctx.now()));
-      badges.push(h("span.badge.warn", { title: "auto-play takes over after this" }, `auto in ${left}s`));
+      badges.push(h("span.badge.warn", { title: "If nobody plays this seat by then, the game plays for it" }, `played for them in ${left} s`));
     }
     const head = h("div.player-head", null, chip, h("span.pname", null, seat.name), ...badges);
     li.append(head);
@@ -61,8 +59,8 @@ export function playerPanels(ctx) {
     if (classic && classic.announced) flags.push(h("span.flag.wait", null, "powering down"));
     if (p.shutdown) flags.push(h("span.flag.bad", null, classic ? "powered down" : "shut down"));
     if (!p.on_board && p.reentry) flags.push(h("span.flag.bad", null, "rebooting"));
-    if (ctx.waiting && ctx.waiting.has(seat.seat)) flags.push(h("span.flag.wait", null, thinking(ctx.obs)));
-    else if (ctx.obs && ctx.obs.stage === "program" && p.programmed) flags.push(h("span.flag.ok", null, "programmed ✓"));
+    const status = statusOf(seat, p, ctx);
+    if (status) flags.push(h("span.flag.status." + status.cls, { "data-testid": "status-" + seat.seat, title: status.title || "" }, status.text));
     if (flags.length) head.append(h("span.flags", null, flags));
     li.append(h("div.player-body", null, stats, registersRow(p, ctx.currentRegister)));
     const installed = [
@@ -80,10 +78,26 @@ export function playerPanels(ctx) {
   return list;
 }
 
-function thinking(obs) {
-  if (!obs) return "deciding…";
-  if (obs.stage === "program") return "programming…";
-  return "deciding…";
+/** What a player is doing, in plain words: programming, locked in, offline, played for them. */
+function statusOf(seat, p, ctx) {
+  if (seat.auto) {
+    const idle = seat.auto_reason === "idle";
+    return {
+      text: `${idle ? "idle" : "away"} (played for them)`, cls: "bad",
+      title: idle ? "They let a deadline pass: the game makes their choices until they come back"
+        : "They are not connected: the game makes their choices until they come back",
+    };
+  }
+  if (seat.kind === "human" && seat.taken && !seat.connected) return { text: "offline", cls: "bad" };
+  if (!ctx.obs || ctx.obs.over) return null;
+  const waiting = ctx.waiting && ctx.waiting.has(seat.seat);
+  if (ctx.obs.stage === "program") {
+    // The engine sets ``programmed`` once every program is in; until then a seat the game no
+    // longer waits for has locked in.
+    if (waiting) return { text: "programming", cls: "wait" };
+    if (p.programmed || !p.shutdown) return { text: "locked in", cls: "ok", title: "Their program is ready" };
+  }
+  return waiting ? { text: "deciding", cls: "wait" } : null;
 }
 
 function stat(icon, value, title, name) {

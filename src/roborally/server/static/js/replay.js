@@ -8,6 +8,7 @@ import { setCardEdition } from "./cardview.js";
 import { revealBox } from "./fair.js";
 import { prettyResult, speedControl } from "./game.js";
 import { icon } from "./icons.js";
+import { botTitle } from "./bots.js";
 import { LogView } from "./logview.js";
 import { playerPanels } from "./panels.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
@@ -58,6 +59,7 @@ export class ReplayScreen {
     let title = data.settings.course;
     try {
       const o = await api.options();
+      this.options = o;
       const c = o.courses.find((x) => x.id === data.settings.course);
       if (c) title = c.title;
     } catch {
@@ -234,6 +236,7 @@ export class ReplayScreen {
       obs, seats, me: null, hostSeat: null, live,
       checkpoints: this.data.board.checkpoints.length, timers: [],
       waiting: new Set(), currentRegister: step.register,
+      botTitle: (id) => botTitle(this.options, id),
     }));
   }
 }

@@ -1,6 +1,6 @@
 // The game log in words: one sentence per event (or none for bookkeeping events).
 
-import { cardTitle } from "./cards.js";
+import { cardTitle, isCard } from "./cards.js";
 import { DIR_WORDS, DIRS } from "./util.js";
 
 function turnWord(from, to) {
@@ -24,6 +24,35 @@ const UPGRADE_VERBS = {
   triggered: "triggers", drawn: "draws", uninstalled: "removes",
 };
 
+/** A name of cards ("move1 move2": a register of two cards) in words. */
+const cardsTitle = (names) => String(names || "").split(" ").filter(Boolean).map(cardTitle).join(" and ");
+
+/**
+ * card_replaced: a card that leaves a register or a hand (SPAM played, Again in register 1, an
+ * upgrade that swaps a card, an option card lost in the classic game).
+ */
+function replaced(e, who, name) {
+  const c = String(e.cause || "");
+  const old = cardsTitle(e.card);
+  if (!e.card) {
+    if (c === "only rotations") return { text: `${who} has only turn cards in hand and is dealt new ones`, kind: "dim" };
+    return { text: `${who}'s cards are replaced (${c})`, kind: "dim" };
+  }
+  if (c === "removed from the game") return { text: `${who} takes ${old} out of the game`, kind: "" };
+  if (c === "scrambler") return { text: `A Scrambler swaps ${who}'s ${old} for the top card of the deck`, kind: "" };
+  if (c === "empty deck") return { text: `${who}'s ${old} is discarded; no card is left to replace it`, kind: "" };
+  const [how, to] = c.includes(": ") ? c.split(": ", 2) : ["", c];
+  const next = isCard(to) ? cardTitle(to) : "";
+  if (!next) return { text: `${who} loses ${old}${c ? ` (${c})` : ""}`, kind: "bad" };
+  const top = to === e.card ? `another ${next}` : next;
+  if (e.card === "spam") return { text: `${who} plays SPAM: it goes to the damage pile, and the top card of the deck, ${top}, takes its place`, kind: "" };
+  if (e.card === "again") return { text: `${who} cannot use Again in register 1: the top card of the deck, ${top}, takes its place`, kind: "" };
+  if (how) return { text: `${cap(how)}: ${who}'s ${old} is swapped for ${top}`, kind: "" };
+  return { text: `${who}'s ${old} is swapped for the top card of the deck, ${top}`, kind: "" };
+}
+
+const cap = (text) => text.replace(/^./, (ch) => ch.toUpperCase());
+
 const A = (word) => (/^[aeiou]/i.test(word) ? "an " : "a ") + word;
 
 /**
@@ -45,6 +74,7 @@ export function describe(e, name, classic = false) {
     case "cards_drawn":
       return null;
     case "deck_shuffled":
+      if (!who) return { text: `The ${cause(e.cause) === "damage" ? "damage cards are" : "discarded cards are"} shuffled into a new deck`, kind: "dim" };
       return { text: `${who} shuffles the discard pile into a new deck`, kind: "dim" };
     case "programmed":
       return { text: `${who} has programmed`, kind: "dim" };
@@ -60,11 +90,14 @@ export function describe(e, name, classic = false) {
     }
     case "card_revealed": {
       const c = cause(e.cause);
-      if (c) return { text: `${who}: ${card} (${cardTitle(c)})`, kind: "dim" };
+      if (c === "haywire") return { text: `${who}'s Haywire plays ${card}`, kind: "dim" };
+      if (c === "spam filter") return { text: `Spam Filter shows ${who} the top card of the deck: ${card}`, kind: "dim" };
+      if (c === "lucky booster") return { text: `Lucky Booster turns up ${card} for ${who}`, kind: "dim" };
+      if (c) return { text: `${who} reveals ${card} (${cardTitle(c)})`, kind: "dim" };
       return { text: `${who} reveals ${card}`, kind: "card" };
     }
     case "card_replaced":
-      return { text: `${who}: ${card} is replaced by ${cardTitle(e.cause)}`, kind: "" };
+      return replaced(e, who, name);
     case "card_resolved":
       return null;
     case "moved":
@@ -107,7 +140,7 @@ export function describe(e, name, classic = false) {
     case "reentered":
       return { text: `${who} is back on the board, facing ${DIR_WORDS[e.to_facing || e.facing] || ""}`, kind: "" };
     case "displaced":
-      return { text: `${who} is moved off the reboot token`, kind: "" };
+      return { text: `${who} is pushed off the reboot token, the way its arrow points`, kind: "" };
     case "energy_gained":
       return { text: `${who} gains ${e.amount || 1} energy${e.cause ? ` (${cause(e.cause)})` : ""}`, kind: "good" };
     case "checkpoint_reached":
