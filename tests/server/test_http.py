@@ -59,6 +59,20 @@ def test_course_board(client: TestClient) -> None:
     assert client.get("/api/courses").json()["courses"][0]["id"]
 
 
+def test_course_board_as_each_edition_plays_it(client: TestClient) -> None:
+    """2023 boards have reboot tokens; classic robots restart on their archive marker."""
+
+    def reboots(edition: str) -> int:
+        board = client.get(f"/api/courses/tiny?edition={edition}").json()["board"]
+        return sum("reboot" in cell for cell in board["cells"])
+
+    assert reboots("2023") >= 1
+    assert reboots("classic") == 0
+    refused = client.get("/api/courses/tiny?edition=1999")
+    assert refused.status_code == 404
+    assert refused.json()["error"]["code"] == "unknown_edition"
+
+
 def test_create_refuses_bad_requests(client: TestClient) -> None:
     def code(body: object, status: int = 400) -> str:
         response = client.post("/api/games", json=body)

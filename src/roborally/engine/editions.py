@@ -12,13 +12,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from roborally.engine.board import Course, Grid
     from roborally.engine.rules2023 import Rules2023
     from roborally.engine.state import GameConfig, GameState
 
 
 @dataclass(frozen=True)
 class Edition:
-    """A ruleset: its id (``"2023"``), rules version, rules class and setup function."""
+    """A ruleset: its id (``"2023"``), rules version, rules class and setup function, and
+    ``grid``: the course as this ruleset plays it with these variants (whether a checkpoint
+    switches off the element under it, whether there are reboot tokens), so that everyone who
+    draws or explains the board shows the game's own board."""
 
     id: str
     title: str
@@ -28,6 +32,7 @@ class Edition:
     min_players: int
     max_players: int
     variants: tuple[str, ...]
+    grid: Callable[[Course, frozenset[str]], Grid]
 
 
 EDITIONS: dict[str, Edition] = {}

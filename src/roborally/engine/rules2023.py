@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import Any
 
-from roborally.engine.board import BeltColor, Grid
+from roborally.engine.board import BeltColor, Course, Grid
 from roborally.engine.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card, CardType
 from roborally.engine.decisions import (
     TIMEOUT,
@@ -57,9 +57,15 @@ ASKING_ON_OWN_CARD = ("brakes", "drifting", "power_slide", "piercing_drill", "mo
 STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 
 
+def board_grid(course: Course, variants: frozenset[str]) -> Grid:
+    """The course as the 2023 rules play it: a checkpoint or reboot token switches off the
+    element under it (6.0); Dynamic Archiving has no reboot tokens (11.1.4)."""
+    return Grid(course, reboot_tokens="dynamic_archiving" not in variants)
+
+
 def new_state(config: GameConfig) -> GameState:
     """Set up a game (spec 2.1): decks shuffled, damage deck shuffled, energy 3, priority token."""
-    grid = Grid(config.course, reboot_tokens="dynamic_archiving" not in config.variants)
+    grid = board_grid(config.course, config.variants)
     rng = make_rng(config.seed, config.rng)
     players = [Player(seat, name) for seat, name in enumerate(config.players)]
     state = GameState(config, grid, rng, players)
@@ -1169,5 +1175,6 @@ register_edition(
         min_players=1,
         max_players=6,
         variants=VARIANTS,
+        grid=board_grid,
     )
 )

@@ -35,9 +35,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from roborally.bots.random_bot import BOTS
 from roborally.content.courses import list_courses
 from roborally.content.fairness import new_seed
-from roborally.engine.board import Grid
+from roborally.engine.editions import all_editions
 from roborally.engine.rng import RNG_VERSION, SEED_BITS, parse_seed
-from roborally.server.boardjson import grid_to_json
 from roborally.server.connection import Connection
 from roborally.server.limits import AddressLimits, Refusal
 from roborally.server.protocol import (
@@ -60,6 +59,7 @@ from roborally.server.room import (
     GameRoom,
     RoomContext,
     Seat,
+    course_board,
     token_hash,
 )
 from roborally.server.rulesets import (
@@ -692,18 +692,16 @@ async def api_courses(request: Request) -> Response:
     return JSONResponse({"v": PROTOCOL_VERSION, "courses": [c.summary() for c in list_courses()]})
 
 
-_COURSE_BOARDS: dict[str, dict[str, Any]] = {}
-
-
 async def api_course(request: Request) -> Response:
+    """One course with its board as an edition plays it (``?edition=``, 2023 by default)."""
     info = next((c for c in list_courses() if c.id == request.path_params["course"]), None)
     if info is None:
         return _error(404, "unknown_course", "no such course")
-    if info.id not in _COURSE_BOARDS:  # a fixed set: computed once per course
-        _COURSE_BOARDS[info.id] = grid_to_json(Grid(info.course))
-    return JSONResponse(
-        {"v": PROTOCOL_VERSION, "course": info.summary(), "board": _COURSE_BOARDS[info.id]}
-    )
+    edition_id = request.query_params.get("edition") or "2023"
+    if edition_id not in {e.id for e in all_editions()}:
+        return _error(404, "unknown_edition", f"no edition {edition_id[:40]!r}")
+    board = course_board(info.id, edition_id, frozenset())  # cached: a fixed set
+    return JSONResponse({"v": PROTOCOL_VERSION, "course": info.summary(), "board": board})
 
 
 async def api_create_game(request: Request) -> Response:

@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from roborally.content.courses import find_course
-from roborally.engine.board import Grid
+from roborally.engine.editions import edition
 from roborally.engine.game import Game
 from roborally.engine.state import NUM_REGISTERS
 from roborally.server.boardjson import grid_to_json
@@ -163,9 +163,10 @@ class Seat:
 
 
 @cache
-def course_board(course: str, reboot_tokens: bool) -> dict[str, Any]:
-    """A course's grid as JSON for drawing (one per course and variant: a fixed set)."""
-    return grid_to_json(Grid(find_course(course).course, reboot_tokens=reboot_tokens))
+def course_board(course: str, edition_id: str, variants: frozenset[str]) -> dict[str, Any]:
+    """A course's grid as the edition plays it, as JSON for drawing (one per course, edition
+    and set of variants a game was created with)."""
+    return grid_to_json(edition(edition_id).grid(find_course(course).course, variants))
 
 
 def segments(events: list[EventOut]) -> list[dict[str, int]]:
@@ -287,7 +288,8 @@ class GameRoom:
         return hmac.compare_digest(self.host_hash, token_hash(token))
 
     def board(self) -> dict[str, Any]:
-        return course_board(self.settings.course, "dynamic_archiving" not in self.settings.variants)
+        settings = self.settings
+        return course_board(settings.course, settings.edition, frozenset(settings.variants))
 
     def joinable(self) -> list[Seat]:
         """Human seats that ``join`` may hand out: nobody holds them, and not the host's (the

@@ -29,8 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from roborally.content.catalogue import catalogue
 from roborally.content.courses import list_courses
-from roborally.engine.board import Grid
-from roborally.engine.editions import all_editions
+from roborally.engine.editions import all_editions, edition
 from roborally.render import board_layer
 from roborally.server import rules_pages
 
@@ -43,13 +42,15 @@ def _error(status: int, code: str, text: str) -> JSONResponse:
     return JSONResponse({"v": 1, "error": {"code": code, "message": text}}, status_code=status)
 
 
-@cache  # bounded: only known courses are asked for (see board_svg)
-def board_svg_text(course_id: str, reboot_tokens: bool, classic: bool) -> str | None:
-    """The board layer of ``course_id`` as a standalone SVG document (``None``: no course)."""
+@cache  # bounded: only known courses, editions and their own variants are asked for
+def board_svg_text(course_id: str, edition_id: str, variants: frozenset[str]) -> str | None:
+    """The board layer of ``course_id`` as the edition plays it with these variants, as a
+    standalone SVG document (``None``: no such course)."""
     info = next((c for c in list_courses() if c.id == course_id), None)
     if info is None:
         return None
-    grid = Grid(info.course, reboot_tokens=reboot_tokens)
+    grid = edition(edition_id).grid(info.course, variants)
+    classic = edition_id.startswith("classic")  # the classic colours
     width = grid.width * CELL + 2 * MARGIN
     height = grid.height * CELL + 2 * MARGIN
     return (
@@ -65,12 +66,11 @@ def board_svg_text(course_id: str, reboot_tokens: bool, classic: bool) -> str | 
 async def board_svg(request: Request) -> Response:
     course = request.query_params.get("course", "")
     variants = set(filter(None, request.query_params.get("variants", "").split(",")))
-    edition = request.query_params.get("edition", "")
+    known = {e.id: e for e in all_editions()}
+    rules = known.get(request.query_params.get("edition", "") or "2023", known["2023"])
     if not any(c.id == course for c in list_courses()):  # unknown ids never reach the cache
         return _error(404, "unknown_course", f"no course {course[:40]!r}")
-    text = board_svg_text(
-        course, "dynamic_archiving" not in variants, edition.startswith("classic")
-    )
+    text = board_svg_text(course, rules.id, frozenset(variants) & frozenset(rules.variants))
     if text is None:
         return _error(404, "unknown_course", f"no course {course[:40]!r}")
     return Response(text, media_type="image/svg+xml", headers={"Cache-Control": CACHE})

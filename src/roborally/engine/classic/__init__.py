@@ -11,7 +11,7 @@ from roborally.engine.classic.model import (
     ClassicPlayer,
     ClassicState,
 )
-from roborally.engine.classic.rules import RulesClassic, new_state
+from roborally.engine.classic.rules import RulesClassic, board_grid, new_state
 from roborally.engine.editions import EDITIONS, Edition
 from roborally.engine.editions import register as register_edition
 
@@ -29,6 +29,7 @@ if "classic" not in EDITIONS:
             min_players=2,
             max_players=8,
             variants=CLASSIC_VARIANTS,
+            grid=board_grid,
         )
     )
     register_edition(
@@ -41,6 +42,7 @@ if "classic" not in EDITIONS:
             min_players=2,
             max_players=8,
             variants=CLASSIC_1994_VARIANTS,
+            grid=board_grid,
         )
     )
 

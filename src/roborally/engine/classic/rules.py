@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, TypeVar
 
-from roborally.engine.board import BeltColor, Grid
+from roborally.engine.board import BeltColor, Course, Grid
 from roborally.engine.cards import Card
 from roborally.engine.classic.model import (
     ABLATIVE_CAPACITY,
@@ -138,11 +138,17 @@ def new_state(config: GameConfig) -> ClassicState:
     return state
 
 
+def board_grid(course: Course, variants: frozenset[str]) -> Grid:
+    """The course as the classic rules play it: flags do not switch off the element under
+    them, and there are no reboot tokens (robots restart on their archive marker)."""
+    return Grid(course, overlays_disable_elements=False, reboot_tokens=False)
+
+
 def setup_state(config: GameConfig) -> ClassicState:
     """The state before robots are placed: players, shuffled decks, dock numbers."""
     from roborally.content.classic_cards import option_cards, program_deck
 
-    grid = Grid(config.course, overlays_disable_elements=False, reboot_tokens=False)
+    grid = board_grid(config.course, config.variants)
     rng = make_rng(config.seed, config.rng)
     n = len(config.players)
     lives = LIVES
