@@ -11,6 +11,11 @@ benchmark). It prints figures and asserts nothing.
   start is printed separately).
 * **expert**: decision time of a program decision in 4-robot games on a beginner course.
 * **games/s**: whole games between 4 planner bots on a beginner course, one core.
+* **levels** (``--only levels``): decision time of each level (Beginner, Casual, Strong,
+  Expert) over the program decisions and over all decisions of 4-robot games between the levels
+  on a beginner course; the worst hand (9 different cards with Crab Legs, Brakes, Drifting and
+  Power Slide) for the levels built on the planner; and how often the weak levels play a
+  program at least 1 register worse than the planner's best, by the planner's own yardstick.
 
 ``--compare N`` also plays the issue's comparisons (N games each, 4 robots, beginner course,
 seats rotated): planner against 3 random bots, and 2 experts against 2 planners. ``--soak N``
@@ -28,10 +33,11 @@ import traceback
 from typing import Any
 
 from roborally.bots.expert import ExpertBot
-from roborally.bots.planner import DECK_2023, PlannerBot
+from roborally.bots.levels import LEVELS
+from roborally.bots.planner import DECK_2023, PlannerBot, Weights
 from roborally.bots.random_bot import make_bot
 from roborally.bots.runner import new_game
-from roborally.bots.sim import _MODELS, board_model
+from roborally.bots.sim import _MODELS, board_model, card_code
 from roborally.bots.tournament import GameTask, cpu_count, play_one, run_tournament
 from roborally.content.courses import find_course, list_courses
 from roborally.engine.decisions import Action, Decision, DecisionKind
@@ -158,6 +164,88 @@ def bench_expert(args: argparse.Namespace) -> None:
     )
 
 
+def bench_levels(args: argparse.Namespace) -> None:
+    kinds = [level.id for level in LEVELS]
+    board_model(find_course(BEGINNER_COURSE).course, "2023")  # warm, as in a server process
+    seen: list[tuple[dict[str, Any], Decision]] = []  # every decision met, with its observation
+    for g in range(max(2, args.games // 2)):
+        game = new_game(BEGINNER_COURSE, len(kinds), 700 + g, max_rounds=40)
+        bots = [make_bot(k, 31 * g + i) for i, k in enumerate(kinds)]
+        while not game.is_over():
+            for decision in game.pending_decisions():
+                obs = game.observation(decision.seat)
+                seen.append((obs, decision))
+                choice = bots[decision.seat].choose(obs, decision)
+                game.apply(Action(decision.id, decision.seat, choice))
+    programs = [(o, d) for o, d in seen if d.kind is DecisionKind.PROGRAM][: args.positions]
+    others = [(o, d) for o, d in seen if d.kind is not DecisionKind.PROGRAM][: args.positions]
+    print(
+        f"levels on {BEGINNER_COURSE} (4 robots, {len(programs)} program and {len(others)}"
+        " other decisions, 1 core, a fresh bot per decision)"
+    )
+    for level in LEVELS:
+        row = []
+        for label, sample in (("program", programs), ("other", others)):
+            times = []
+            for obs, decision in sample:
+                bot = level.factory(1)
+                t0 = time.perf_counter()
+                bot.choose(obs, decision)
+                times.append(time.perf_counter() - t0)
+            row.append(
+                f"{label}: p50 {1000 * percentile(times, 0.5):.1f} ms,"
+                f" p95 {1000 * percentile(times, 0.95):.1f} ms, max {1000 * max(times):.0f} ms"
+            )
+        print(f"  {level.title:<8} " + "; ".join(row))
+    # The worst hand: 9 different cards with the four movement upgrades.
+    full = [(o, d) for o, d in programs if o["players"][d.seat]["pos"] and not d.info["locked"]]
+    sample = full[: max(10, len(full) // 10)]
+    movers = ["crab_legs", "brakes", "drifting", "power_slide"]
+    for level in LEVELS[:3]:
+        times = []
+        for obs, decision in sample:
+            view = dict(obs, players=[dict(p) for p in obs["players"]])
+            view["players"][decision.seat]["upgrades"] = movers
+            info = dict(decision.info, hand=sorted(DECK_2023), pairs=True)
+            nine = Decision(decision.id, decision.seat, DecisionKind.PROGRAM, "", (), "", info)
+            bot = level.factory(1)
+            t0 = time.perf_counter()
+            bot.choose(view, nine)
+            times.append(time.perf_counter() - t0)
+        print(
+            f"  {level.title:<8} 9 different cards with {', '.join(movers)}:"
+            f" p50 {1000 * percentile(times, 0.5):.1f} ms,"
+            f" p95 {1000 * percentile(times, 0.95):.1f} ms over {len(times)} positions"
+        )
+    mistakes(full)
+
+
+def mistakes(positions: list[tuple[dict[str, Any], Decision]]) -> None:
+    """How much worse than the planner's best the levels' programs are, by the planner's score
+    (its distance field and weights, over the whole hand)."""
+    spam = Weights().spam
+    for level in LEVELS[:3]:
+        gaps = []
+        for obs, decision in positions:
+            planner = PlannerBot(1)
+            search = planner.searcher(obs)
+            best = planner.plan(obs, decision).best.cost
+            program = level.factory(5).choose(obs, decision)
+            me = search.me
+            assert me.pos is not None
+            start = search.model.grid.index(me.pos) * 4 + int(me.facing)
+            codes = [card_code(n, search.family) for n in program]
+            cost = search.evaluate(start, 1, codes, me.reached, bonus=-spam * program.count("spam"))
+            gaps.append(max(0.0, cost - best) if best > -500 or cost > -500 else 0.0)
+        worse = sum(1 for g in gaps if g >= 1.0)
+        capped = [min(g, 20.0) for g in gaps]
+        print(
+            f"  {level.title:<8} plays a program 1+ register worse than the planner's best in"
+            f" {100 * worse / len(gaps):.0f}% of {len(gaps)} positions (mean gap"
+            f" {sum(capped) / len(capped):.2f} registers, each capped at 20)"
+        )
+
+
 def bench_games(args: argparse.Namespace) -> None:
     board_model(find_course(BEGINNER_COURSE).course, "2023")  # warm, as in a tournament
     rounds = 0
@@ -246,7 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soak", type=int, default=0, help="soak games over every edition")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=0, help="processes for --compare/--soak")
-    parser.add_argument("--only", choices=["planner", "expert", "games"], help="one benchmark")
+    parser.add_argument(
+        "--only", choices=["planner", "expert", "games", "levels"], help="one benchmark"
+    )
     args = parser.parse_args(argv)
     try:
         if args.soak:
@@ -257,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
             bench_expert(args)
         if args.only in (None, "games"):
             bench_games(args)
+        if args.only in (None, "levels"):
+            bench_levels(args)
         if args.compare:
             compare(args)
     except Exception:

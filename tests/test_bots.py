@@ -425,10 +425,14 @@ def shuffle_hidden(game: Game, seat: int, rng: random.Random) -> None:
 
 
 def bot_for(kind: str) -> PlannerBot:
-    return ExpertBot(7, budget=60.0) if kind == "expert" else PlannerBot(7)
+    if kind == "expert":
+        return ExpertBot(7, budget=60.0)
+    bot = make_bot(kind, 7)
+    assert isinstance(bot, PlannerBot)
+    return bot
 
 
-@pytest.mark.parametrize("kind", ["planner", "expert"])
+@pytest.mark.parametrize("kind", ["planner", "expert", "beginner", "casual"])
 def test_bots_cannot_see_hidden_information(kind: str) -> None:
     """Bots receive only ``game.observation(seat)``; changing what that seat may not see
     (other hands, deck orders) changes neither the observation nor the bot's decision."""

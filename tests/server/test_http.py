@@ -41,7 +41,9 @@ def test_options_come_from_the_registries(client: TestClient) -> None:
         assert set(by_id[edition_id]["courses"]) == {c.id for c in courses_for(edition_id)}
     listed = {v["id"] for v in options["variants"]}
     assert listed == {v for e in editions.values() for v in e.variants}
-    assert [b["id"] for b in options["bots"]] == sorted(BOTS)
+    assert sorted(b["id"] for b in options["bots"]) == sorted(BOTS)
+    levels = [b["id"] for b in options["bots"] if b["level"]]
+    assert levels == ["beginner", "casual", "strong", "expert"]  # weakest first, by name
     playable = {c.id for c in list_courses() if any(course_fits(c, e) for e in editions)}
     assert {c["id"] for c in options["courses"]} == playable
     assert options["limits"]["message_bytes"] == 65536

@@ -915,8 +915,15 @@ class PlannerBot:
         return TIMEOUT
 
     # ------------------------------------------------------------------ programs
-    def plan(self, obs: dict[str, Any], decision: Decision, top: int = 1) -> SearchResult:
-        """Search every distinct program for this program decision."""
+    def plan(
+        self,
+        obs: dict[str, Any],
+        decision: Decision,
+        top: int = 1,
+        usable: list[str] | None = None,
+    ) -> SearchResult:
+        """Search every distinct program for this program decision (``usable``: the part of the
+        hand the search may use; default: all of it)."""
         search = self.searcher(obs)
         me = search.me
         info = decision.info
@@ -935,7 +942,12 @@ class PlannerBot:
         if not starts:
             raise BotError("the robot is nowhere")
         return search.search(
-            hand, locked, starts, top=top, forced=info.get("forced"), pairs=bool(info.get("pairs"))
+            hand if usable is None else list(usable),
+            locked,
+            starts,
+            top=top,
+            forced=info.get("forced"),
+            pairs=bool(info.get("pairs")),
         )
 
     def start_states(self, model: BoardModel, me: Me) -> list[int]:

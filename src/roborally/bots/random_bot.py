@@ -114,12 +114,16 @@ BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot}
 
 
 def _register_search_bots() -> None:
-    """The planner and expert bots (``roborally.bots.planner``, ``roborally.bots.expert``)."""
+    """The planner and expert bots (``roborally.bots.planner``, ``roborally.bots.expert``) and
+    the levels a player picks (``roborally.bots.levels``; ``expert`` is one of them)."""
     from roborally.bots.expert import ExpertBot
+    from roborally.bots.levels import LEVELS
     from roborally.bots.planner import PlannerBot
 
     BOTS["planner"] = PlannerBot
     BOTS["expert"] = ExpertBot
+    for level in LEVELS:
+        BOTS[level.id] = level.factory
 
 
 _register_search_bots()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from roborally.bots.levels import bot_options
 from roborally.bots.random_bot import BOTS
 from roborally.content.cards import damage_deck
 from roborally.content.courses import CourseInfo, list_courses
@@ -153,7 +154,7 @@ def options_json(defaults: dict[str, Any], limits: dict[str, Any]) -> dict[str, 
             {"id": v, "title": VARIANT_TITLES.get(v, v.replace("_", " ")), "editions": ids}
             for v, ids in variants.items()
         ],
-        "bots": [{"id": name, "title": name} for name in sorted(BOTS)],
+        "bots": bot_options(list(BOTS)),  # the levels (weakest first), then the other bots
         "seat_kinds": ["human", "bot"],
         "courses": [
             c.summary() for c in list_courses() if any(course_fits(c, e.id) for e in editions)

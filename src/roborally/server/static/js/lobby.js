@@ -95,12 +95,12 @@ export class Lobby {
     this.onEdition();
   }
 
-  /** A bot for a first race: the second level (Casual) when the server has levels, else a bot
-   * that plays a fair race. */
+  /** A bot for a first race: the weakest level (Beginner, one a newcomer can beat) when the
+   * server has levels, else a bot that plays a fair race. */
   defaultBot() {
     const bots = botChoices(this.options);
-    const casual = bots.find((b) => b.level === 2);
-    if (casual) return casual.id;
+    const weakest = bots.find((b) => typeof b.level === "number");
+    if (weakest) return weakest.id;
     const ids = bots.map((b) => b.id);
     return ["planner", "expert", "random"].find((b) => ids.includes(b)) || ids[0] || "random";
   }
