@@ -30,6 +30,15 @@ export const SPEEDS = [
   { value: 4, label: "4×" }, { value: 0, label: "Instant" },
 ];
 
+/** The cards in a player's own registers (register number -> card), as its owner sees them. */
+function ownProgram(own) {
+  const cards = {};
+  ((own && own.registers) || []).forEach((reg, i) => {
+    if (Array.isArray(reg.cards) && reg.cards.length === 1) cards[i + 1] = reg.cards[0];
+  });
+  return cards;
+}
+
 /** The speed menu shared by the game and the replay screens. */
 export function speedControl(current, onChange) {
   const select = h("select.speed-select", {
@@ -291,8 +300,45 @@ export class GameScreen {
     const events = msg.events.filter((e) => e.i >= this.nextEvent);
     if (!events.length) return;
     this.nextEvent = events[events.length - 1].i + 1;
+    this.closeEditorIfLocked(events);
     const instant = !this.sawState || msg.next <= this.lastStateEvents;
     this.anim.enqueue({ events, instant });
+  }
+
+  /** This seat's program is locked in (by the player, or by the game as its time ran out or it
+   * plays for them): close the editor at once, before the round's animation, so nobody keeps
+   * programming over positions that are already out of date. */
+  closeEditorIfLocked(events) {
+    const editor = this.editor;
+    if (!editor) return;
+    const round = this.editorRound;
+    const revealed = {};
+    for (const e of events) {
+      if (e.kind === "card_revealed" && e.seat === this.seat && e.round === round && !e.cause && e.register >= 1) {
+        revealed[e.register] = e.card;
+      }
+    }
+    if (editor.closed) {
+      editor.reveal(revealed);
+      return;
+    }
+    if (!events.some((e) => e.kind === "programmed" && e.seat === this.seat && e.round === round)) return;
+    if (editor.sending) {
+      editor.close("Locked in. Your registers play as the round goes on.", revealed);
+      return;
+    }
+    const timer = ((this.latest && this.latest.timers) || []).find((t) => t.seat === this.seat && t.decision_id === editor.decision.id && t.reason === "timer");
+    const notice = timer && timer.deadline - this.now() < 1
+      ? "Time is up: your program was locked in as it stood, and the game filled the empty registers from your hand."
+      : "The game locked in your program for you: it kept the cards you placed and filled the empty registers from your hand.";
+    this.answered.add(editor.decision.id);
+    this.tray.classList.remove("your-turn");
+    editor.close(notice, revealed, true);
+    this.lockedByGame = { round, editor };
+    if (this.latest && this.latest.observation) {
+      editor.reveal(ownProgram(this.latest.observation.players.find((p) => p.seat === this.seat)));
+    }
+    this.updateTurnNotice();
   }
 
   onState(msg) {
@@ -624,6 +670,7 @@ export class GameScreen {
       const notice = this.trayNotice ? h("p.tray-notice", { role: "alert", "data-testid": "tray-notice" }, this.trayNotice) : null;
       this.decisionId = decision.id;
       if (decision.kind === "program") {
+        this.editorRound = obs && obs.round;
         this.editor = new ProgramEditor(decision, own, {
           storageKey: `rr.draft.${this.gameId}.${decision.id}`,
           onChange: (program) => this.sendDraft(decision.id, program),
@@ -643,7 +690,13 @@ export class GameScreen {
           name: (seat) => this.name(seat),
         });
         this.decisionCleanup = ctl.cleanup;
-        fill(this.tray, this.trayHead("Your move"), notice, ctl.el);
+        // The program the game just locked in stays in sight below the next question of its round.
+        let locked = null;
+        if (this.lockedByGame && this.lockedByGame.round === (obs && obs.round)) {
+          this.lockedByGame.editor.reveal(ownProgram(own)); // the owner sees the cards the game chose
+          locked = this.lockedByGame.editor.el;
+        }
+        fill(this.tray, this.trayHead("Your move"), notice, ctl.el, locked);
       }
       this.tray.classList.add("your-turn");
       return;

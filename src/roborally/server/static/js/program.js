@@ -121,6 +121,57 @@ export class ProgramEditor {
     this.hooks.onSubmit(this.program());
   }
 
+  /** The program is locked in (``byGame``: by the game, as the time ran out or it plays for the
+   * player): nothing can be changed any more. The registers show what the player had placed
+   * and, as the round reveals them, the cards the game put in the empty ones (``revealed``:
+   * register number -> card name, may grow with ``reveal``). */
+  close(notice, revealed = {}, byGame = false) {
+    this.sending = true;
+    this.closed = { notice, revealed: { ...revealed }, byGame };
+    this.target = null;
+    this.render();
+  }
+
+  /** More cards of a closed editor's empty registers, as the round reveals them. */
+  reveal(revealed) {
+    if (!this.closed) return;
+    Object.assign(this.closed.revealed, revealed);
+    this.render();
+  }
+
+  _renderClosed() {
+    let unknown = 0;
+    const regs = h("div.registers", { role: "list", "aria-label": "Your registers" });
+    for (let r = 0; r < this.count; r++) {
+      const slot = h("div.slot", { role: "listitem", "data-testid": "register-" + (r + 1), dataset: { register: r } });
+      slot.append(h("span.slot-no", null, String(r + 1)));
+      const placed = this.locked.has(r) ? null : this.slots[r];
+      const filled = this.closed.revealed[r + 1];
+      if (placed !== null) {
+        slot.classList.add("filled");
+        slot.append(cardEl(this.hand[placed]));
+      } else if (filled) {
+        slot.classList.add("filled", "auto-filled");
+        slot.append(cardEl(filled, { title: cardTitle(filled) + ": put here by the game" }));
+        slot.append(h("span.auto-tag", { title: "put here by the game" }, "game"));
+      } else {
+        unknown += !this.locked.has(r);
+        slot.classList.add("empty", "auto-filled");
+        slot.append(h("span.slot-hint", null, this.locked.has(r) ? "locked" : "filled by the game"));
+      }
+      regs.append(slot);
+    }
+    this.el.replaceChildren(
+      this.closed.byGame
+        ? h("p.tray-notice.time-up", { role: "alert", "data-testid": "time-up" }, this.closed.notice)
+        : h("p.hint.locked-note", { "data-testid": "locked-in-note" }, this.closed.notice),
+      regs,
+      unknown ? h("p.hint", null, "The cards the game chose are shown as their registers are revealed.") : "",
+    );
+    this.el.classList.add("closed");
+    this.el.dataset.testid = "program-locked"; // no longer a program to write
+  }
+
   /** The program was not taken (e.g. the server could not save it): it stays, to send again. */
   failed(notice = null) {
     this.sending = false;
@@ -129,6 +180,7 @@ export class ProgramEditor {
   }
 
   render() {
+    if (this.closed) return this._renderClosed();
     const used = this.used();
     const regs = h("div.registers", { role: "list", "aria-label": "Your registers" });
     for (let r = 0; r < this.count; r++) {
