@@ -218,7 +218,7 @@ def bot_options(known: list[str]) -> list[dict[str, Any]]:
     listed = {level["id"] for level in levels}
     others = []
     for kind in sorted(k for k in known if k not in listed):
-        title, description = OTHER_BOTS.get(kind, (kind, ""))
+        title, description = OTHER_BOTS.get(kind, (kind, "A bot added to this server."))
         others.append({"id": kind, "title": title, "description": description, "level": None})
     return levels + others
 
