@@ -48,6 +48,7 @@ DOC_SCREENSHOTS = {
     "space-info-phone",
     "card-view-phone",
     "locked-in-desktop",
+    "preview-desktop",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).

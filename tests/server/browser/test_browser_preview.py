@@ -72,6 +72,13 @@ def movable(hand: list[str]) -> list[int]:
     ]
 
 
+def spread(cards: list[str], locked: list[int]) -> list[str | None]:
+    """A program of 5 registers with ``cards`` in the registers not locked, from register 1 on
+    (as tapping them on the page fills them)."""
+    free = iter(cards)
+    return [None if r in locked else next(free, None) for r in range(1, 6)]
+
+
 def features(game: Game, preview: list[dict[str, Any]]) -> set[str]:
     """What the previewed paths cross: "belt", "gear", and "pit" when the robot falls in one."""
     grid = game.state.grid
@@ -133,10 +140,15 @@ def wait_for_ends(page: Page, expected: list[dict[str, Any]], timeout: float = 1
 
 
 def lock_in(page: Page, program: list[str | None]) -> None:
+    """Lock in ``program``; returns once the page has left that program's editor."""
     enter(page, program)
+    shown = page.evaluate("() => window.rrGame.editor.decision.id")
     page.get_by_test_id("submit-program").click()
     # The preview goes with the editor.
     expect(page.get_by_test_id("preview-end")).to_have_count(0)
+    page.wait_for_function(
+        "(id) => !window.rrGame.editor || window.rrGame.editor.decision.id !== id", arg=shown
+    )
 
 
 # ------------------------------------------------------------------------- the tests
@@ -160,14 +172,14 @@ def test_the_path_preview_shows_where_the_engine_puts_the_lone_robot(
         until_program(page, timeout=40)
         game, decision = programming(live_server, game_id, page)
         hand = list(decision.info["hand"])
+        locked = list(decision.info["locked"])
         start = game.state.players[0].pos
         cards = movable(hand)
         # Every partial program of up to three cards, by what its path crosses.
         options: list[tuple[list[str | None], list[dict[str, Any]]]] = []
         for length in (1, 2, 3):
             for picks in itertools.permutations(cards, length):
-                program: list[str | None] = [hand[i] for i in picks]
-                program += [None] * (5 - length)
+                program = spread([hand[i] for i in picks], locked)
                 options.append((program, preview_program(game, 0, program)))
         new = [o for o in options if features(game, o[1]) - covered]
         chosen = (new[:1] or []) + [o for o in options if o not in new[:1]][-1:]
@@ -180,7 +192,8 @@ def test_the_path_preview_shows_where_the_engine_puts_the_lone_robot(
                 expect(page.get_by_test_id("preview-unsure")).to_be_visible()
             covered |= features(game, preview)
             checked.append(((start.x, start.y) if start else None, tuple(program)))
-            if not screenshot and len([r for r in preview if r["path"][1:]]) >= 2:
+            places = {tuple(r["pos"]) for r in preview if r["pos"]}
+            if not screenshot and features(game, preview) and len(places) >= 3:
                 expect(page.get_by_test_id("preview-caption")).to_contain_text(
                     "other robots are not simulated", ignore_case=True
                 )
@@ -191,9 +204,9 @@ def test_the_path_preview_shows_where_the_engine_puts_the_lone_robot(
         # Lock in a whole program that keeps the robot on the board and takes it somewhere
         # new (five cards, no damage card if it can be helped).
         best: tuple[int, list[str | None]] | None = None
-        for picks in itertools.islice(itertools.permutations(cards, min(5, len(cards))), 1500):
-            program = [hand[i] for i in picks]
-            program += [None] * (5 - len(program))
+        size = min(5 - len(locked), len(cards))
+        for picks in itertools.islice(itertools.permutations(cards, size), 1500):
+            program = spread([hand[i] for i in picks], locked)
             preview = preview_program(game, 0, program)
             if preview[-1]["pos"] is None:
                 continue
@@ -202,10 +215,12 @@ def test_the_path_preview_shows_where_the_engine_puts_the_lone_robot(
             )
             if best is None or score > best[0]:
                 best = (score, program)
-        full = best[1] if best else [hand[i] for i in range(5)]
-        if None in full:  # too few program cards: fill with the rest of the hand
+        full = best[1] if best else spread(hand, locked)
+        if None in [n for r, n in enumerate(full, 1) if r not in locked]:  # fill with the rest
             rest = [n for i, n in enumerate(hand) if i not in cards]
-            full = [n if n is not None else rest.pop(0) for n in full]
+            full = [
+                n if n is not None or r in locked else rest.pop(0) for r, n in enumerate(full, 1)
+            ]
         lock_in(page, full)
     assert len(set(checked)) >= 5, checked
     assert len({start for start, _ in checked}) >= 2, checked

@@ -9,11 +9,20 @@ import { h, s, DIRS, DIR_ARROWS, DIR_WORDS } from "./util.js";
 const DEBOUNCE_MS = 150;
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
 // Where the ghosts of registers ending on one space stand, in cells from its centre.
-const SPOTS = [[-0.25, -0.25], [0.25, -0.25], [-0.25, 0.25], [0.25, 0.25], [0, 0]];
+const SPOTS = [
+  [],
+  [[0, 0]],
+  [[-0.22, -0.18], [0.22, 0.18]],
+  [[-0.24, -0.22], [0.24, -0.22], [0, 0.24]],
+  [[-0.24, -0.24], [0.24, -0.24], [-0.24, 0.24], [0.24, 0.24]],
+  [[-0.26, -0.26], [0.26, -0.26], [-0.26, 0.26], [0.26, 0.26], [0, 0]],
+];
+const SCALE = [0, 0.8, 0.56, 0.5, 0.46, 0.42]; // a ghost's size, by how many share the space
 
 export const PREVIEW_WORDS = {
-  caption: "Faint path: where your robot ends after each register if nothing else moves it. Other robots are not simulated.",
+  caption: "The light blue path shows where your robot ends after each register if nothing else moves it. Other robots are not simulated.",
   unsure: "? Dashed: not sure. A card drawn during the round or a choice could change it.",
+  unsureFacing: "? Dashed: not sure until you choose which way your robot faces.",
   fall: "✕ Your robot falls off the board here and reboots.",
 };
 
@@ -140,7 +149,8 @@ export class PathPreview {
   render() {
     const regs = this.registers || [];
     const parts = [h("p.preview-caption", { "data-testid": "preview-caption" }, PREVIEW_WORDS.caption)];
-    if (regs.some((r) => !r.certain)) parts.push(h("p.preview-note", { "data-testid": "preview-unsure" }, PREVIEW_WORDS.unsure));
+    const unsure = this.rebooting && !this.facing ? PREVIEW_WORDS.unsureFacing : PREVIEW_WORDS.unsure;
+    if (regs.some((r) => !r.certain)) parts.push(h("p.preview-note", { "data-testid": "preview-unsure" }, unsure));
     if (regs.some((r) => r.rebooted)) parts.push(h("p.preview-note.bad", { "data-testid": "preview-falls" }, PREVIEW_WORDS.fall));
     if (this.rebooting) parts.push(this._facingBox());
     this.panel.replaceChildren(...parts);
@@ -225,8 +235,9 @@ export class PathPreview {
     for (const list of groups.values()) {
       const [cx, cy] = centre(list[0].pos);
       list.forEach((g, i) => {
-        const [dx, dy] = list.length === 1 ? [0, 0] : SPOTS[i % SPOTS.length];
-        const scale = list.length === 1 ? 0.8 : 0.48;
+        const n = Math.min(list.length, SPOTS.length - 1);
+        const [dx, dy] = SPOTS[n][i % n];
+        const scale = SCALE[n];
         layer.append(this._ghost(g, cx + dx * c, cy + dy * c, scale));
       });
     }
