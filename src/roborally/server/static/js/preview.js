@@ -21,6 +21,7 @@ const SCALE = [0, 0.8, 0.56, 0.5, 0.46, 0.42]; // a ghost's size, by how many sh
 
 export const PREVIEW_WORDS = {
   caption: "The light blue path shows where your robot ends after each register if nothing else moves it. Other robots are not simulated.",
+  short: "Blue path: where your robot ends if nothing else moves it. Other robots are not simulated.",
   unsure: "? Dashed: not sure. A card drawn during the round or a choice could change it.",
   unsureFacing: "? Dashed: not sure until you choose which way your robot faces.",
   fall: "✕ Your robot falls off the board here and reboots.",
@@ -148,7 +149,8 @@ export class PathPreview {
   // ---------------------------------------------------------------- words
   render() {
     const regs = this.registers || [];
-    const parts = [h("p.preview-caption", { "data-testid": "preview-caption" }, PREVIEW_WORDS.caption)];
+    const parts = [h("p.preview-caption", { "data-testid": "preview-caption" },
+      h("span.long", null, PREVIEW_WORDS.caption), h("span.short", null, PREVIEW_WORDS.short))];
     const unsure = this.rebooting && !this.facing ? PREVIEW_WORDS.unsureFacing : PREVIEW_WORDS.unsure;
     if (regs.some((r) => !r.certain)) parts.push(h("p.preview-note", { "data-testid": "preview-unsure" }, unsure));
     if (regs.some((r) => r.rebooted)) parts.push(h("p.preview-note.bad", { "data-testid": "preview-falls" }, PREVIEW_WORDS.fall));
