@@ -449,17 +449,54 @@ def test_upgrade_questions_take_their_default(
     compare(game, 0, program)
 
 
-def test_a_rebooted_robot_reenters_facing_the_arrow_but_not_surely() -> None:
+#: A program for the rebooting robot of :func:`rebooting`.
+REBOOT_PROGRAM = ("move1", "rotate_left", "move1", "move2", "u_turn")
+
+
+def rebooting() -> tuple[Game, Any, tuple[str, ...]]:
+    """A game programming with robot 1 off the board, to re-enter on its board's reboot token;
+    returns it, the token and a program from its hand."""
     game = at_programming("y23-rush-hour")
     player = game.state.players[0]
     token = game.state.grid.reboot_of_board[0]
     player.reentry, player.reentry_arrow = token.pos, token.arrow
-    put(game, 0, None, hand=["move1", "rotate_left", "move1", "move2", "u_turn"])
-    program = ("move1", "rotate_left", "move1", "move2", "u_turn")
+    put(game, 0, None, hand=list(REBOOT_PROGRAM))
+    return game, token, REBOOT_PROGRAM
+
+
+def test_a_rebooted_robot_reenters_facing_the_arrow_but_not_surely() -> None:
+    game, token, program = rebooting()
     preview = preview_program(game, 0, program)
     assert preview[0]["path"][0] == [token.pos.x, token.pos.y]
     assert not any(p["certain"] for p in preview)  # the player picks the facing
     compare(game, 0, program)
+
+
+def test_a_reboot_facing_chosen_ahead_is_used_and_certain() -> None:
+    game, token, program = rebooting()
+    letter = next(d for d in "NESW" if d != token.arrow.letter)
+    preview = preview_program(game, 0, program, {"reboot_facing": letter})
+    assert all(p["certain"] for p in preview)
+    # The lone robot's game where the player answers the question with that facing.
+    ref = game.copy()
+    for other in ref.state.players[1:]:
+        other.pos = other.reentry = None
+    restage(ref)
+    start, mark = ref.state.round, len(ref.events)
+    ref.apply(Action(program_decision(ref, 0).id, 0, program))
+    while not ref.is_over() and ref.state.round == start:
+        decision = ref.pending_decisions()[0]
+        answer = letter if decision.kind is DecisionKind.REBOOT_FACING else TIMEOUT
+        ref.apply(Action(decision.id, decision.seat, answer))
+    events = [e for e in ref.events[mark:] if e.round == start]
+    reentered = [e for e in events if e.kind is EventKind.REENTERED and e.seat == 0]
+    assert reentered and reentered[0].to_facing is not None
+    assert reentered[0].to_facing.letter == letter
+    assert [{k: p[k] for k in ("pos", "facing", "path")} for p in preview] == places(
+        game, 0, events
+    )
+    # An answer that is not one of the question's options is left out: the default, unsure.
+    assert not any(p["certain"] for p in preview_program(game, 0, program, {"reboot_facing": "X"}))
 
 
 def test_classic_brakes_take_their_default() -> None:

@@ -47,6 +47,9 @@ about certainty), Deflector Shield and Self-Diagnostics (2023), the option card 
 destruction (classic), the classic damage shield unless that damage destroys the robot, and
 Gyroscopic Stabilizer until a gear or turning belt would turn the robot.
 
+A question the player answered ahead of time (``presets``: the facing a rebooted robot re-enters
+with, chosen while programming) takes that answer and is as certain as any card.
+
 A Haywire whose action is fixed (Move 1, Rotate Right, Move 1; Move 3 and U-Turn; a free
 install when the reserve holds one permanent upgrade) is as certain as any card.
 
@@ -58,7 +61,7 @@ ends and the later registers show it standing there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -98,7 +101,12 @@ class NoRandom(Rng):
         return self
 
 
-def preview_program(game: Game, seat: int, program: Sequence[str | None]) -> list[dict[str, Any]]:
+def preview_program(
+    game: Game,
+    seat: int,
+    program: Sequence[str | None],
+    presets: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """Where ``seat``'s robot ends after each register of ``program`` if it were alone.
 
     ``program`` has 5 entries like the ``program`` decision's choice: card names from the hand,
@@ -108,11 +116,17 @@ def preview_program(game: Game, seat: int, program: Sequence[str | None]) -> lis
     :class:`~roborally.engine.decisions.ActionError`) when the seat is not programming now or
     the program is not one it could program (a card not in the hand, a locked register, ...).
     The game is not changed. See the module docstring for what "certain" means.
+
+    ``presets`` maps a decision kind to the answer the seat gave ahead of its question (the
+    server's ``preset`` message; today ``{"reboot_facing": "E"}``): that question of the seat's
+    is answered with it, as the server will answer it, and does not make the preview
+    uncertain. A preset that is not one of the question's options is ignored.
     """
     decision = _program_decision(game, seat)
     state = _lone_state(game.state, seat)
     runner = _preview_class(game.config.edition)(state)
     runner.seat = seat
+    runner.presets = dict(presets or {})
     cards = runner.check_program(decision, program)
     runner.install(decision, cards)
     return runner.run()
@@ -176,6 +190,7 @@ class _Preview(Rules2023):
 
     def __init__(self, state: GameState) -> None:
         super().__init__(state)
+        self.presets: dict[str, Any] = {}  # decision kind -> the seat's answer given ahead
         self._unsure = False  # a register so far depended on something the preview cannot know
         self._shield = False  # classic: the damage shield was asked in this register
         self._stabilizer = False  # classic: Gyroscopic Stabilizer was asked (round 1)
@@ -269,10 +284,17 @@ class _Preview(Rules2023):
 
     # ------------------------------------------------- decisions and draws
     def ask(self, decisions: list[Decision]) -> dict[str, Any]:
-        """Every question takes its default; a question that may matter makes it uncertain."""
+        """A question the seat answered ahead (a preset) takes that answer; every other one
+        takes its default, and a question that may matter makes the preview uncertain."""
+        answers: dict[str, Any] = {}
         for decision in decisions:
+            preset = self.presets.get(decision.kind.value)
+            if decision.seat == self.seat and preset is not None and preset in decision.options:
+                answers[decision.id] = preset
+                continue
             self.note_question(decision)
-        return {d.id: TIMEOUT for d in decisions}
+            answers[decision.id] = TIMEOUT
+        return answers
 
     def note_question(self, decision: Decision) -> None:
         info = decision.info

@@ -400,11 +400,14 @@ class GameHost:
             )
         return TIMEOUT
 
-    def preview(self, seat: int, program: list[str | None]) -> list[dict[str, Any]]:
+    def preview(
+        self, seat: int, program: list[str | None], presets: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
         """Where ``seat``'s robot ends after each register of ``program`` if nothing else moved
-        it (:func:`roborally.engine.preview.preview_program`); it changes nothing."""
+        it (:func:`roborally.engine.preview.preview_program`), with the seat's answers given
+        ahead (``presets``: the reboot facing); it changes nothing."""
         try:
-            return preview_program(self.game, seat, program)
+            return preview_program(self.game, seat, program, presets)
         except ValueError as error:
             raise Refused("illegal_action", str(error)) from None
 

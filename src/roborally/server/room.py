@@ -940,9 +940,11 @@ class GameRoom:
     async def _preview(self, conn: Connection, msg: ClientMessage) -> None:
         """Where the robot would end after each register of a (partial) program if nothing
         else moved it (the engine's own rules, computed in the game's worker): to this
-        socket only. Nothing changes; nothing hidden is used."""
+        socket only. The seat's presets (the reboot facing chosen while programming) are used
+        as the server will use them. Nothing changes; nothing hidden is used."""
         decision, program = self._program_of(conn, msg)
-        registers = await self._call("preview", decision.seat, program)
+        presets = dict(self.seats[decision.seat].presets)
+        registers = await self._call("preview", decision.seat, program, presets)
         conn.send(
             message(
                 "preview",

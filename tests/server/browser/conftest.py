@@ -49,6 +49,7 @@ DOC_SCREENSHOTS = {
     "card-view-phone",
     "locked-in-desktop",
     "time-up-desktop",
+    "preview-desktop",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).

@@ -86,9 +86,11 @@ export class BoardView {
     this.svg = svg;
     this.blockedLayer = s("g", { class: "blocked-layer" });
     this.marks = s("g", { class: "mark-layer" });
+    // The path preview while programming (preview.js): over the robots (it lets taps through).
+    this.previewLayer = s("g", { class: "preview-layer", "data-testid": "path-preview" });
     this.robotLayer = s("g", { class: "robots", id: "robots" });
     this.fx = s("g", { class: "fx-layer" });
-    svg.append(this.blockedLayer, this.marks, this.robotLayer, this.fx);
+    svg.append(this.blockedLayer, this.marks, this.robotLayer, this.previewLayer, this.fx);
     this.scroller = h("div.board-scroll", null, svg);
     this.el.append(this.scroller);
     this.banner = h("div.board-banner", { "aria-live": "polite" });

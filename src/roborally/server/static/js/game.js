@@ -11,6 +11,7 @@ import { chosenSeedWarning, commitmentNote, revealBox } from "./fair.js";
 import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
+import { PathPreview } from "./preview.js";
 import { copyText, fill, h, numParam, seatColour, seatUrl, store, toast } from "./util.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
@@ -187,6 +188,9 @@ export class GameScreen {
       case "ack":
         this.onAck(msg);
         break;
+      case "preview":
+        if (this.preview) this.preview.onReply(msg);
+        break;
       case "error":
         this.onError(msg);
         break;
@@ -265,6 +269,7 @@ export class GameScreen {
         name: (s) => this.name(s),
       });
       this.anim.speed = this.speed;
+      this.preview = new PathPreview(this.board, (type, fields) => this.sock.send(type, fields), (id) => `rr.facing.${this.gameId}.${id}`);
       const index = new SpaceIndex(msg.board, this.edition, msg.settings.variants);
       this.board.ready.then(() => {
         fill(this.boardArea, this.board.el);
@@ -400,7 +405,7 @@ export class GameScreen {
       }
       return;
     }
-    if (msg.for === "draft") return; // a draft is a courtesy; the next change sends another
+    if (msg.for === "draft" || msg.for === "preview") return; // courtesies: the next change sends another
     if (msg.for === "back") {
       this.backBtn.disabled = false;
       this.backBtn.textContent = "I'm back";
@@ -418,6 +423,8 @@ export class GameScreen {
       this.trayNotice = text;
       if (this.editor && this.editor.decision.id === pending) {
         this.editor.failed(text);
+        if (this.preview) this.preview.start(this.editor.decision, this.editor.own, this.edition);
+        if (this.preview) this.preview.update(this.editor.program());
       } else {
         this.decisionId = null;
         if (this.state) this.renderTray();
@@ -514,6 +521,7 @@ export class GameScreen {
     if (obs && this.board) this.board.setPlayers(obs.players, Object.fromEntries(st.seats.map((s) => [s.seat, s.name])));
     if (obs && this.board) this.board.ready.then(() => this.board.showBlocked(obs.round < 1 ? obs.blocked_starts || [] : []));
     if (this.board && this.seat !== null && this.seat !== undefined) this.board.setMine(this.seat);
+    if (this.preview) this.preview.redraw(); // the rebooting robot turned the chosen way
     this.currentRegister = obs && obs.register ? obs.register : 0;
     this.renderPhase();
     this.renderPlayers();
@@ -632,6 +640,7 @@ export class GameScreen {
     if (this.decisionCleanup) this.decisionCleanup();
     this.decisionCleanup = null;
     this.editor = null;
+    if (this.preview) this.preview.stop();
     this.decisionId = null;
     if (st.status === "open") {
       fill(this.tray, this.waitingRoom());
@@ -673,14 +682,23 @@ export class GameScreen {
         this.editorRound = obs && obs.round;
         this.editor = new ProgramEditor(decision, own, {
           storageKey: `rr.draft.${this.gameId}.${decision.id}`,
-          onChange: (program) => this.sendDraft(decision.id, program),
+          onChange: (program) => {
+            this.sendDraft(decision.id, program);
+            if (this.preview) this.preview.update(program);
+          },
           onSubmit: (program) => {
+            if (this.preview) this.preview.stop();
             this.plan = { round: obs && obs.round, shutdown: this.editor && this.editor.shutdown };
             this.decide(decision, program);
           },
         });
         if (this.editor.program().some((c) => c !== null)) this.sendDraft(decision.id, this.editor.program());
-        fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), notice, this.editor.el);
+        if (this.preview) {
+          this.preview.start(decision, own, this.edition);
+          this.preview.update(this.editor.program());
+        }
+        fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), notice,
+          this.preview ? this.preview.panel : null, this.editor.el);
       } else {
         const ctl = decisionControls(decision, {
           decide: (d, c) => this.decide(d, c, true),
