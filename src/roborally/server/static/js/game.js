@@ -328,6 +328,7 @@ export class GameScreen {
       return;
     }
     if (!events.some((e) => e.kind === "programmed" && e.seat === this.seat && e.round === round)) return;
+    if (this.preview) this.preview.stop(); // the board is about to move: no more ghosts
     if (editor.sending) {
       editor.close("Locked in. Your registers play as the round goes on.", revealed);
       return;
