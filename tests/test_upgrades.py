@@ -39,6 +39,7 @@ from roborally.engine.state import MAX_ENERGY, GameState
 from roborally.engine.upgrades import (
     IMPLEMENTED,
     MAX_INSTALLED,
+    MAX_UNDOS,
     MOVEMENT,
     PERMANENT,
     TEMPORARY,
@@ -527,3 +528,147 @@ def test_every_upgrade_decision_accepts_timeout() -> None:
                 continue
             game.apply(Action(d.id, d.seat, bots[d.seat].choose(game.observation(d.seat), d)))
     assert seen[DecisionKind.UPGRADE] and seen[DecisionKind.UPGRADE_PHASE]
+
+
+# ------------------------------------------------------------------- undo of an install
+def undo_setup(name: str = "", energy: int = 3) -> tuple[Game, int]:
+    """A 2-player game at its first upgrade phase; P1 holds ``name`` in reserve (if given)
+    and ``energy``; P2 has already said done."""
+    game = new_game("tiny", 2, 2)
+    first = game.state.players[0]
+    if name and all(c.name != name for c in first.reserve):
+        for pile in (game.state.upgrade_deck, *(p.reserve for p in game.state.players)):
+            card = next((c for c in pile if c.name == name), None)
+            if card is not None:
+                pile.remove(card)
+                first.reserve.append(card)
+                break
+    first.energy = energy
+    while True:
+        d = game.pending_decisions()[0]
+        if d.kind is DecisionKind.UPGRADE_PHASE:
+            break
+        game.apply(Action(d.id, d.seat, d.options[0]))
+    answer_others(game, 0)
+    return game, 0
+
+
+def step(game: Game, seat: int, choice: str) -> tuple[Decision, list[Any]]:
+    """Answer ``seat``'s upgrade-phase question; returns the next one and the events."""
+    d = next(x for x in game.pending_decisions() if x.seat == seat)
+    assert choice in d.options, (choice, d.options)
+    events = game.apply(Action(d.id, seat, choice))
+    nxt = next((x for x in game.pending_decisions() if x.seat == seat), None)
+    assert nxt is not None
+    return nxt, events
+
+
+def test_an_install_can_be_undone_with_the_energy_refunded() -> None:
+    game, seat = undo_setup("spiky", energy=5)
+    player = game.state.players[seat]
+    reserve = sorted(c.name for c in player.reserve)
+    nxt, _ = step(game, seat, "install spiky")
+    assert player.energy == 3 and [c.name for c in player.installed] == ["spiky"]
+    assert "undo install spiky" in nxt.options
+    assert not any(o.startswith("install ") for o in nxt.options)
+    nxt, events = step(game, seat, "undo install spiky")
+    assert player.energy == 5 and not player.installed
+    assert sorted(c.name for c in player.reserve) == reserve
+    assert player.reserve[-1].name == "spiky", "back at the end of the reserve"
+    assert [(e.card, e.cause, e.amount) for e in events if e.kind is EventKind.UPGRADE] == [
+        ("spiky", "install undone", 2)
+    ]
+    # Installing is allowed again, and the undo is gone.
+    assert "install spiky" in nxt.options
+    assert not any(o.startswith("undo ") for o in nxt.options)
+    assert game.state.upgrade_discard == []
+
+
+def test_undo_is_bounded_per_phase() -> None:
+    game, seat = undo_setup("spiky", energy=5)
+    for _ in range(MAX_UNDOS):
+        nxt, _ = step(game, seat, "install spiky")
+        assert "undo install spiky" in nxt.options
+        step(game, seat, "undo install spiky")
+    nxt, _ = step(game, seat, "install spiky")
+    assert MAX_UNDOS == 2
+    assert not any(o.startswith("undo ") for o in nxt.options), "no third undo"
+    assert not any(o.startswith("install ") for o in nxt.options)
+    assert "uninstall spiky" in nxt.options
+
+
+def test_no_undo_after_the_card_is_used_or_uninstalled() -> None:
+    game, seat = undo_setup("recharge", energy=2)
+    player = game.state.players[seat]
+    nxt, _ = step(game, seat, "install recharge")
+    assert {"undo install recharge", "use recharge"} <= set(nxt.options)
+    nxt, _ = step(game, seat, "use recharge")
+    assert player.energy == 5
+    assert not any(o.startswith("undo ") for o in nxt.options)
+    game, seat = undo_setup("spiky", energy=5)
+    step(game, seat, "install spiky")
+    nxt, _ = step(game, seat, "uninstall spiky")
+    assert not any(o.startswith("undo ") for o in nxt.options)
+    assert not any(o.startswith("install ") for o in nxt.options), "the install is spent"
+
+
+def test_no_undo_that_would_pass_ten_energy() -> None:
+    """The whole cost comes back or the undo is not offered (energy stays at most 10)."""
+    game, seat = undo_setup("spiky", energy=5)
+    player = game.state.players[seat]
+    step(game, seat, "install spiky")
+    player.energy = MAX_ENERGY  # as if something had filled it up meanwhile
+    nxt, _ = step(game, seat, "draw")
+    assert player.energy == MAX_ENERGY - 1
+    assert not any(o.startswith("undo ") for o in nxt.options)
+
+
+def test_no_undo_after_done_or_in_a_later_phase() -> None:
+    game, seat = undo_setup("spiky", energy=5)
+    step(game, seat, "install spiky")
+    player = game.state.players[seat]
+    assert "installed_uid" in player.to_dict(), "the undo is part of the state while it lasts"
+    d = next(x for x in game.pending_decisions() if x.seat == seat)
+    game.apply(Action(d.id, seat, "done"))
+    assert all(x.kind is not DecisionKind.UPGRADE_PHASE for x in game.pending_decisions())
+    assert player.installed_uid == 0 and player.undos == 0
+    assert "installed_uid" not in player.to_dict()
+    # Play on to the next upgrade phase: last round's install cannot be taken back.
+    while game.state.round < 2 or game.pending_decisions()[0].kind is not (
+        DecisionKind.UPGRADE_PHASE
+    ):
+        d = game.pending_decisions()[0]
+        game.apply(Action(d.id, d.seat, TIMEOUT))
+    for d in game.pending_decisions():
+        assert not any(str(o).startswith("undo ") for o in d.options)
+
+
+def test_a_game_with_undos_replays_from_its_record() -> None:
+    from roborally.content.record import parse_record, replay, write_record
+
+    for seed in range(40):  # a game as dealt (a record replays from its seed)
+        game, d = first_upgrade_step(seed)
+        installs = [o for o in d.options if o.startswith("install ")]
+        if d.seat == 0 and installs:
+            break
+    answer_others(game, 0)
+    name = installs[0].partition(" ")[2]
+    step(game, 0, installs[0])
+    step(game, 0, f"undo install {name}")
+    step(game, 0, installs[0])
+    text = write_record(game, "tiny")
+    assert f"undo install {name}" in text
+    again = replay(parse_record(text))
+    assert again.digest() == game.digest()
+    assert again.state.players[0].undos == 1
+
+
+def test_the_bots_never_take_an_install_back() -> None:
+    from roborally.bots.planner import PlannerBot
+
+    game, seat = undo_setup("spiky", energy=5)
+    nxt, _ = step(game, seat, "install spiky")
+    obs = game.observation(seat)
+    for n in range(30):
+        assert not RandomBot(seed=n).choose(obs, nxt).startswith("undo ")
+    assert not str(PlannerBot(seed=1).choose(obs, nxt)).startswith("undo ")

@@ -147,6 +147,11 @@ class Player:
     window_done: bool = False
     drew: bool = False  # drew an upgrade this upgrade phase
     installed_now: bool = False  # installed an upgrade this upgrade phase
+    # The undo of this phase's install (engine decision, docs/rules-2023.md): the uid of the
+    # card installed in this upgrade phase (0: none, or undone) and the undos used. Both are
+    # reset when the phase ends, so they only show in the state while it runs.
+    installed_uid: int = 0
+    undos: int = 0
 
     def copy(self) -> Player:
         clone = Player(
@@ -178,6 +183,8 @@ class Player:
             self.window_done,
             self.drew,
             self.installed_now,
+            self.installed_uid,
+            self.undos,
         )
         return clone
 
@@ -186,8 +193,12 @@ class Player:
         return self.pos is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything about this player that matters for play (subclasses extend it)."""
-        return {
+        """Everything about this player that matters for play (subclasses extend it).
+
+        The undo of an install (``installed_uid``, ``undos``) is listed only while it is set,
+        in the upgrade phase, so the digests of records written before it existed still match.
+        """
+        result: dict[str, Any] = {
             "deck": _cards(self.deck),
             "discard": _cards(self.discard),
             "hand": _cards(self.hand),
@@ -221,6 +232,10 @@ class Player:
             "drew": self.drew,
             "installed_now": self.installed_now,
         }
+        if self.installed_uid or self.undos:
+            result["installed_uid"] = self.installed_uid
+            result["undos"] = self.undos
+        return result
 
     def all_programming_cards(self) -> list[Card]:
         """Every card this player owns: deck, hand, registers, discard, on Memory Cards, and

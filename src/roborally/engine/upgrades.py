@@ -98,6 +98,8 @@ REPLACEMENT_WEAPONS = (
 #: register (000: 763).
 PUSH_TRIGGERS = ("ramming_gear", "piercing_drill", "modular_chassis")
 MAX_INSTALLED = 3  # per type (000: 151)
+#: Undos of an install per player and upgrade phase (an engine decision, docs/rules-2023.md).
+MAX_UNDOS = 2
 
 BLUE = frozenset({BeltColor.BLUE})
 GREEN = frozenset({BeltColor.GREEN})
@@ -446,6 +448,9 @@ class UpgradeRules(Mechanics):
                 DecisionKind.UPGRADE_PHASE,
                 "Upgrade phase: draw, install, uninstall, use a temporary upgrade, or done",
             )
+        for player in self.s.players:  # the undo of an install ends with the phase
+            player.installed_uid = 0
+            player.undos = 0
         self.s.stage = "draw"
 
     def upgrade_options(self, player: Player) -> tuple[str, ...]:
@@ -465,9 +470,28 @@ class UpgradeRules(Mechanics):
                     self.count_installed(player, spec.permanent) < MAX_INSTALLED
                 ):
                     install.append(f"install {card.name}")
+        undo = [f"undo install {name}"] if (name := self.undoable(player)) else []
         use = self.any_time_options(player, upgrade_phase=True)
         uninstall = [f"uninstall {c.name}" for c in player.installed]
-        return _options(["done"], draw, install, use, uninstall)
+        return _options(["done"], draw, install, undo, use, uninstall)
+
+    def undoable(self, player: Player) -> str | None:
+        """The card this phase's install put in place, if that install may be taken back.
+
+        An engine decision (docs/rules-2023.md): the phase is simultaneous and nothing in it
+        interacts between players (4.1), so a player may take back the install of this phase
+        while the card is untouched (still installed: not used, not uninstalled), at most
+        :data:`MAX_UNDOS` times a phase, and only when the whole cost can be refunded (energy
+        stays at most 10). Saying "done" ends the player's phase, and with it the undo.
+        """
+        if not player.installed_uid or player.undos >= MAX_UNDOS:
+            return None
+        card = next((c for c in player.installed if c.uid == player.installed_uid), None)
+        if card is None:
+            return None
+        if player.energy + upgrade_specs()[card.name].cost > MAX_ENERGY:
+            return None
+        return card.name
 
     def apply_upgrade_action(self, player: Player, choice: str) -> None:
         verb, _, rest = choice.partition(" ")
@@ -489,7 +513,20 @@ class UpgradeRules(Mechanics):
             player.reserve.remove(card)
             player.installed.append(card)
             player.installed_now = True
+            player.installed_uid = card.uid
             self.upgrade_event(seat, rest, "installed", amount=cost)
+        elif verb == "undo":
+            name = rest.partition(" ")[2]
+            assert rest.startswith("install ") and self.undoable(player) == name, choice
+            card = next(c for c in player.installed if c.uid == player.installed_uid)
+            cost = upgrade_specs()[name].cost
+            player.installed.remove(card)
+            player.reserve.append(card)
+            player.energy += cost
+            player.installed_now = False
+            player.installed_uid = 0
+            player.undos += 1
+            self.upgrade_event(seat, name, "install undone", amount=cost)
         elif verb == "uninstall":
             card = next(c for c in player.installed if c.name == rest)
             self.lose_upgrade(player, card, "uninstalled")

@@ -3,7 +3,11 @@
 // button per option, labelled from the option's value, plus the default.
 
 import { cardCost, cardEl, cardText, cardTitle, isCard } from "./cards.js";
-import { h, DIR_ARROWS, DIR_WORDS } from "./util.js";
+import { fill, h, s, DIR_ARROWS, DIR_WORDS } from "./util.js";
+
+/** A question that replaces another ignores clicks this long (a double click cannot answer
+ * the next one); its buttons show as disabled meanwhile. */
+export const GUARD_MS = 450;
 
 const TITLES = {
   start_space: "Choose your start space",
@@ -25,6 +29,7 @@ const VERBS = {
 
 const WORDS = {
   done: "Done", none: "No", draw: "Draw an upgrade card", keep: "Keep it", yes: "Yes", no: "No",
+  main: "Fire the main laser", laser: "Fire the main laser",
 };
 
 const HELP = {
@@ -33,7 +38,7 @@ const HELP = {
   reboot_facing: "Tap an arrow around your robot or a button below.",
 };
 
-function labelFor(kind, option, decision) {
+function labelFor(kind, option, decision, words = {}) {
   if (typeof option === "boolean") return option ? "Yes" : "No";
   if (kind === "reboot_facing" && DIR_WORDS[option]) return `${DIR_ARROWS[option]} ${DIR_WORDS[option]}`;
   if (kind === "start_space" || kind === "block_start") return `Space ${option}`;
@@ -41,7 +46,22 @@ function labelFor(kind, option, decision) {
     const cards = (decision.info && decision.info.cards) || [];
     return option.map((i) => cardTitle(cards[i] !== undefined ? cards[i] : i)).join(" → ");
   }
-  if (typeof option === "string") return phrase(option);
+  if (typeof option === "string") {
+    const who = (n) => (words.who ? words.who(Number(n) - 1) : `player ${n}`);
+    let m = /^undo install (\S+)$/.exec(option);
+    if (m) {
+      const cost = cardCost(m[1]);
+      return `Take back the install of ${cardTitle(m[1])}${cost ? ` (refund ${cost} energy)` : ""}`;
+    }
+    if ((m = /^switch p(\d+)$/.exec(option))) return `Switch places with ${who(m[1])}`;
+    if ((m = /^use re_initialize p(\d+)$/.exec(option))) return `Use Re-Initialize: ${who(m[1])} takes the priority token`;
+    if ((m = /^swap p(\d+) (\S+)$/.exec(option))) return `Swap it for ${who(m[1])}'s ${cardTitle(m[2])}`;
+    if ((m = /^(boink|zoop) ([NESW])$/.exec(option))) {
+      return m[1] === "boink" ? `Boink: move 1 space ${DIR_WORDS[m[2]]}` : `Zoop: turn to face ${DIR_WORDS[m[2]]}`;
+    }
+    if (words.targetName && isCard(option)) return `${cardTitle(option)} at ${words.targetName}`;
+    return phrase(option);
+  }
   if (Array.isArray(option)) return option.map((o) => (typeof o === "string" ? cardTitle(o) : String(o))).join(" → ");
   if (option && typeof option === "object") return JSON.stringify(option);
   return String(option);
@@ -69,6 +89,34 @@ function optionCard(option) {
   return object && isCard(object) ? object : null;
 }
 
+/** Options that lose an upgrade for good: they ask "are you sure?" first. */
+function irreversible(option) {
+  const m = typeof option === "string" ? /^(uninstall|discard) (\S+)$/.exec(option) : null;
+  return m && isCard(m[2]) ? m[2] : null;
+}
+
+/** Whom a weapon or an effect is aimed at (a seat), from the decision's info. */
+function targetSeat(decision) {
+  const info = decision.info || {};
+  for (const key of ["target", "mover"]) {
+    if (typeof info[key] === "number") return info[key];
+  }
+  return null;
+}
+
+/** The cards in hand, to look at while deciding (Memory Swap, Calibration Protocol ...). */
+function handRow(decision, own) {
+  const info = decision.info || {};
+  const hand = own && Array.isArray(own.hand) ? own.hand : [];
+  const options = (decision.options || []).map(String);
+  const about = info.window === "program_window" || info.window === "memory_cards"
+    || options.some((o) => /memory_swap|calibration_protocol/.test(o));
+  if (!about || !hand.length) return null;
+  return h("div.upgrade-row.decision-hand", { "data-testid": "decision-hand" },
+    h("span.upgrade-label", null, "Your hand"),
+    h("div.upgrade-cards", null, hand.map((c) => cardEl(c, { small: true }))));
+}
+
 /** The upgrade phase: energy, the upgrades held, then the options as buttons. */
 function upgradeSummary(decision, own) {
   const info = decision.info || {};
@@ -85,41 +133,98 @@ function upgradeSummary(decision, own) {
 }
 
 /**
- * The controls for one decision. ctx: {decide(decision, choice), board, startSpaces, ownPlayer}
- * Returns {el, cleanup}.
+ * The controls for one decision. ctx: {decide(decision, choice), board, startSpaces, ownPlayer,
+ * name(seat), guardMs}. Returns {el, cleanup}.
+ *
+ * Protections (docs/web-client.md): the buttons ignore clicks for ``guardMs`` (GUARD_MS) after
+ * the question appears; an option that loses an upgrade for good asks to confirm; the target of
+ * a weapon or an effect is named and ringed on the board; the hand shows next to questions
+ * about it.
  */
 export function decisionControls(decision, ctx) {
   const kind = decision.kind;
   const options = decision.options || [];
+  const name = (seat) => (ctx.name ? ctx.name(seat) : `player ${seat + 1}`);
+  const target = targetSeat(decision);
+  const words = { who: name, targetName: target !== null && /-weapon$/.test(decision.id || "") ? name(target) : null };
   let sent = false;
+  let guarded = false;
   const buttons = [];
-  const choose = (value) => {
-    if (sent) return;
+  const guard = (list, ms) => {
+    if (!ms) return;
+    guarded = true;
+    list.forEach((b) => {
+      b.disabled = true;
+      b.classList.add("guarded");
+    });
+    setTimeout(() => {
+      guarded = false;
+      list.forEach((b) => {
+        b.classList.remove("guarded");
+        if (!sent) b.disabled = false;
+      });
+    }, ms);
+  };
+  const send = (value) => {
+    if (sent || guarded) return;
     sent = true;
     buttons.forEach((b) => (b.disabled = true));
     if (ctx.board) ctx.board.clearChoices();
     ctx.decide(decision, value);
   };
   const row = h("div.choices" + (options.length > 4 ? ".many" : ""));
+  // "Are you sure?" in place of the buttons, for an option that cannot be taken back.
+  const confirmBox = h("div.confirm", { hidden: true, role: "alertdialog", "data-testid": "confirm" });
+  const confirm = (option, card) => {
+    const yes = h("button.danger", { type: "button", "data-testid": "confirm-yes", onclick: () => send(option) },
+      "Yes, discard it");
+    const no = h("button", { type: "button", "data-testid": "confirm-no", onclick: () => {
+      if (guarded) return;
+      confirmBox.hidden = true;
+      row.hidden = false;
+    } }, "No, keep it");
+    fill(confirmBox, h("p.confirm-text", null, `${cardTitle(card)} goes to the discard pile for good. Discard it?`),
+      h("div.choices", null, no, yes));
+    buttons.push(yes);
+    row.hidden = true;
+    confirmBox.hidden = false;
+    guard([yes, no], GUARD_MS); // always: it appears where the click just was
+  };
+  const choose = (option) => {
+    if (sent || guarded) return;
+    const card = irreversible(option);
+    if (card) confirm(option, card);
+    else send(option);
+  };
   options.forEach((option, index) => {
-    const b = h("button." + (index === 0 && kind !== "shutdown" && kind !== "power_down" ? "primary" : "choice-btn"), {
+    const undo = typeof option === "string" && option.startsWith("undo ");
+    const cls = undo ? "undo" : index === 0 && kind !== "shutdown" && kind !== "power_down" ? "primary" : "choice-btn";
+    const b = h("button." + cls, {
       type: "button",
       "data-testid": "choice",
       "data-value": JSON.stringify(option),
       onclick: () => choose(option),
-    }, labelFor(kind, option, decision));
+    }, labelFor(kind, option, decision, words));
     const card = optionCard(option);
     if (card && cardText(card)) b.title = `${cardTitle(card)}: ${cardText(card)}`;
     buttons.push(b);
     row.append(b);
   });
   if (!options.length) {
-    const b = h("button.primary", { type: "button", "data-testid": "choice", onclick: () => choose("timeout") },
+    const b = h("button.primary", { type: "button", "data-testid": "choice", onclick: () => send("timeout") },
       decision.default ? `OK: ${decision.default}` : "Continue");
     buttons.push(b);
     row.append(b);
   }
-  // Help on the board.
+  guard(buttons, ctx.guardMs ?? GUARD_MS);
+  // Help on the board, once the guard is over (its marks cannot show as disabled).
+  let closed = false;
+  const afterGuard = (fn) => ctx.board.ready.then(() => {
+    const ms = ctx.guardMs ?? GUARD_MS;
+    const show = () => !sent && !closed && fn();
+    if (ms) setTimeout(show, ms);
+    else show();
+  });
   if (ctx.board && (kind === "start_space" || kind === "block_start") && ctx.startSpaces) {
     const choices = options
       .map((n) => {
@@ -127,17 +232,18 @@ export function decisionControls(decision, ctx) {
         return sp ? { pos: sp.pos, label: String(n), value: n, title: "Start space " + n } : null;
       })
       .filter(Boolean);
-    ctx.board.ready.then(() => ctx.board.showChoices(choices, choose));
+    afterGuard(() => ctx.board.showChoices(choices, choose));
   }
   if (ctx.board && kind === "reboot_facing") {
     const p = ctx.ownPlayer;
     const pos = p && (p.pos || p.reentry);
-    if (pos) ctx.board.ready.then(() => ctx.board.showFacingChoices(pos, (d) => options.includes(d) && choose(d)));
+    if (pos) afterGuard(() => ctx.board.showFacingChoices(pos, (d) => options.includes(d) && choose(d)));
   }
+  if (ctx.board && target !== null) ctx.board.ready.then(() => !sent && !closed && ringTarget(ctx.board, target, name(target)));
   // The engine's prompt is the question; a part in brackets becomes the note under it.
   // Players by name, not by number ("P2"), and "1 space", not "1 space(s)".
   let title = (decision.prompt || TITLES[kind] || kind.replace(/_/g, " "))
-    .replace(/\bP(\d+)\b/g, (m, n) => (ctx.name ? ctx.name(Number(n) - 1) : `player ${n}`))
+    .replace(/\bP(\d+)\b/g, (m, n) => name(Number(n) - 1))
     .replace(/\b1 (\w+)\(s\)/g, "1 $1").replace(/(\w+)\(s\)/g, "$1s");
   let prompt = null;
   const split = /^(.*?)\s*\((.+)\)\s*$/.exec(title);
@@ -151,18 +257,39 @@ export function decisionControls(decision, ctx) {
   }
   const upgrades = kind === "upgrade_phase" || (decision.info && decision.info.window === "upgrade");
   const window = decision.info && typeof decision.info.window === "string" ? decision.info.window : null;
-  const el = h("div.decision", { "data-testid": "decision", "data-kind": kind, "data-window": window },
+  const aim = target !== null
+    ? h("p.target-line", { "data-testid": "decision-target" },
+      words.targetName ? "Target: " : "Robot concerned: ",
+      h("strong", null, name(target)), " (ringed on the board)")
+    : null;
+  const el = h("div.decision", { "data-testid": "decision", "data-kind": kind, "data-window": window, "data-decision": decision.id },
     h("h3", null, title),
     prompt ? h("p.prompt", null, prompt) : null,
+    aim,
     HELP[kind] ? h("p.hint", null, HELP[kind]) : null,
     upgrades ? upgradeSummary(decision, ctx.ownPlayer) : null,
+    handRow(decision, ctx.ownPlayer),
     row,
+    confirmBox,
     decision.default && options.length ? h("p.default", null, "If time runs out: " + decision.default + ".") : null,
   );
   return {
     el,
     cleanup: () => {
+      closed = true;
       if (ctx.board) ctx.board.clearChoices();
     },
   };
+}
+
+/** A pulsing ring around the robot a weapon or effect is aimed at (cleared with the choices). */
+function ringTarget(board, seat, label) {
+  const robot = board.robotAt(seat);
+  if (!robot || !robot.pos || !board.marks) return;
+  const [cx, cy] = board.centre(robot.pos);
+  const ring = s("g", { class: "target-mark", "data-testid": "target-mark", "data-seat": seat },
+    s("title", null, `Target: ${label}`),
+    s("circle", { cx, cy, r: board.cell * 0.58, class: "target-ring" }),
+    s("circle", { cx, cy, r: board.cell * 0.7, class: "target-ring outer" }));
+  board.marks.append(ring);
 }

@@ -5,7 +5,7 @@ import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardEl, setCatalogue } from "./cards.js";
 import { setCardEdition } from "./cardview.js";
-import { decisionControls } from "./decisions.js";
+import { decisionControls, GUARD_MS } from "./decisions.js";
 import { refusalText } from "./errors.js";
 import { chosenSeedWarning, commitmentNote, revealBox } from "./fair.js";
 import { GameSocket } from "./net.js";
@@ -639,6 +639,7 @@ export class GameScreen {
       return;
     }
     if (this.decisionCleanup) this.decisionCleanup();
+    if (this.decisionId) this.promptGoneAt = performance.now();
     this.decisionCleanup = null;
     this.editor = null;
     if (this.preview) this.preview.stop();
@@ -707,6 +708,9 @@ export class GameScreen {
           startSpaces: this.welcome && this.welcome.board.start_spaces,
           ownPlayer: own,
           name: (seat) => this.name(seat),
+          // A question that replaces another (answered or gone in the last 2 s) ignores clicks
+          // for a moment, so a double click cannot answer it (decisions.js).
+          guardMs: performance.now() - (this.promptGoneAt ?? -1e9) < 2000 ? GUARD_MS : 0,
         });
         this.decisionCleanup = ctl.cleanup;
         // The program the game just locked in stays in sight below the next question of its round.
@@ -938,6 +942,7 @@ export class GameScreen {
     }
     this.sends.set(id, decision.id);
     this.answered.add(decision.id);
+    this.promptGoneAt = performance.now();
     this.trayNotice = null;
     this.updateTurnNotice();
     if (settle && this.state) {

@@ -22,6 +22,7 @@ function cause(text) {
 const UPGRADE_VERBS = {
   installed: "installs", used: "uses", discarded: "loses", received: "receives",
   triggered: "triggers", drawn: "draws", uninstalled: "removes",
+  "install undone": "takes back the install of",
 };
 
 /** A name of cards ("move1 move2": a register of two cards) in words. */

@@ -1,0 +1,198 @@
+"""Decisions that can't trap: an install taken back in the upgrade phase (energy refunded, the
+card back in the reserve), "are you sure?" before an upgrade is discarded for good, a question
+that replaces another ignoring a double click, the target of a weapon named and ringed on the
+board, and the hand shown next to the question before programming."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from .conftest import Contexts, ServerProcess, start_game
+
+DECISION = "[data-testid=decision]"
+
+
+def _open(live_server: ServerProcess, contexts: Contexts, seed: int) -> Page:
+    """Ada against a random bot, at her first upgrade phase."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot", "bot": "random", "name": "Bo"}],
+        seed=seed,
+    )
+    page = contexts.page()
+    page.goto(live_server.seat_url(game, 0, speed=0))
+    start_game(page)
+    page.locator(f"{DECISION} [data-testid=choice]").first.click()
+    expect(page.locator(f"{DECISION}[data-kind=upgrade_phase]")).to_be_visible()
+    return page
+
+
+def _energy(page: Page) -> int:
+    text = page.locator(f"{DECISION} .energy-line strong").inner_text()
+    return int(text.split()[0])
+
+
+def _row(page: Page, label: str) -> list[str]:
+    row = page.locator(f"{DECISION} .upgrade-row", has_text=label)
+    if not row.count():
+        return []
+    return [c.get_attribute("data-card") or "" for c in row.locator(".card").all()]
+
+
+def _install_option(page: Page, paid: bool = True) -> tuple[str, int]:
+    """The first upgrade offered for install (with a cost, if ``paid``): (card, cost)."""
+    options = page.locator(f"{DECISION} [data-testid=choice][data-value^='\"install ']")
+    for option in options.all():
+        value = json.loads(option.get_attribute("data-value") or '""')
+        match = re.search(r"\((\d+)⚡\)", option.inner_text())
+        cost = int(match.group(1)) if match else 0
+        if cost or not paid:
+            return value.split(" ", 1)[1], cost
+    raise AssertionError("no upgrade to install with this seed")
+
+
+def _choice(page: Page, value: str) -> Any:
+    return page.locator(f"{DECISION} [data-testid=choice][data-value='{json.dumps(value)}']")
+
+
+def test_an_install_is_taken_back_and_an_uninstall_asks_first(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    page = _open(live_server, contexts, seed=2)
+    energy = _energy(page)
+    card, cost = _install_option(page)
+    _choice(page, f"install {card}").click()
+    undo = _choice(page, f"undo install {card}")
+    expect(undo).to_be_enabled()
+    expect(undo).to_have_text(
+        re.compile(rf"^Take back the install of .+ \(refund {cost} energy\)$")
+    )
+    assert _energy(page) == energy - cost and _row(page, "Installed") == [card]
+    title = (
+        page.locator(f"{DECISION} .upgrade-row .card[data-card={card}] .card-name").text_content()
+        or ""
+    )
+    shots(page, "decision-undo-desktop")
+    undo.click()
+    # Refunded, back in the reserve, and it can be installed again.
+    expect(_choice(page, f"install {card}")).to_be_enabled()
+    assert _energy(page) == energy
+    assert card in _row(page, "In reserve") and _row(page, "Installed") == []
+    expect(page.locator("[data-testid=log]")).to_contain_text("takes back the install of")
+
+    # Install it again, then remove it: the page asks first.
+    _choice(page, f"install {card}").click()
+    remove = _choice(page, f"uninstall {card}")
+    remove.click()
+    confirm = page.get_by_test_id("confirm")
+    expect(confirm).to_be_visible()
+    expect(confirm).to_contain_text("goes to the discard pile for good. Discard it?")
+    expect(remove).to_be_hidden()
+    shots(page, "decision-confirm-desktop")
+    page.get_by_test_id("confirm-no").click()  # waits out the guard, then cancels
+    expect(confirm).to_be_hidden()
+    expect(remove).to_be_visible()
+    assert _row(page, "Installed") == [card], "cancel keeps it"
+    remove.click()
+    page.get_by_test_id("confirm-yes").click()
+    # Gone for good (with nothing left to do, Ada's upgrade phase is over).
+    expect(page.locator("[data-testid=log] li").last).to_have_text(f"Ada removes {title}")
+    expect(page.get_by_test_id("confirm")).to_have_count(0)
+    assert page.evaluate("() => window.rrGame.state.observation.players[0].upgrades") == []
+
+
+def test_a_double_click_does_not_answer_the_next_question(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    page = _open(live_server, contexts, seed=2)
+    first = page.locator(DECISION).get_attribute("data-decision")
+    card, _ = _install_option(page)
+    install = _choice(page, f"install {card}")
+    expect(install).to_be_enabled()  # this question, too, came right after another
+    box = install.bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)
+    # The next question: its buttons ignore clicks for a moment and look disabled. A second
+    # click where the first one was, at once, answers nothing.
+    result = page.evaluate(
+        """async ([first, x, y]) => {
+            const next = () => {
+                const d = document.querySelector('[data-testid=decision]');
+                return d && d.dataset.decision !== first ? d : null;
+            };
+            for (let i = 0; i < 400 && !next(); i++) await new Promise((r) => setTimeout(r, 5));
+            const d = next();
+            const hit = document.elementFromPoint(x, y);
+            const button = hit && hit.closest('button');
+            const state = {
+                id: d && d.dataset.decision,
+                guarded: [...d.querySelectorAll('[data-testid=choice]')]
+                    .every((b) => b.disabled && b.classList.contains('guarded')),
+                hit: button ? button.textContent : null,
+            };
+            if (button) button.click();
+            return state;
+        }""",
+        [first, x, y],
+    )
+    assert result["id"] and result["id"] != first, result
+    assert result["guarded"], result
+    shots(page, "decision-guard-desktop")
+    page.wait_for_timeout(800)
+    assert page.locator(DECISION).get_attribute("data-decision") == result["id"]
+    assert not page.get_by_test_id("confirm").is_visible()
+    # After the moment, the buttons work.
+    expect(page.locator(f"{DECISION} [data-testid=choice]").first).to_be_enabled()
+    expect(page.locator(f"{DECISION} .guarded")).to_have_count(0)
+
+
+def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programming(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    # Seed 36 deals Ada Memory Swap (cost 2), which is about the hand, before programming.
+    page = _open(live_server, contexts, seed=36)
+    _choice(page, "install memory_swap").click()
+    _choice(page, "done").click()
+    window = page.locator(f"{DECISION}[data-window=program_window]")
+    expect(window).to_be_visible()
+    hand = window.get_by_test_id("decision-hand")
+    expect(hand).to_contain_text("Your hand")
+    expect(hand.locator(".card")).to_have_count(9)
+    shots(page, "decision-hand-desktop")
+    _choice(page, "done").click()
+    expect(page.get_by_test_id("program")).to_be_visible()
+    # A weapon question (as the engine asks it in step B6) over the real board.
+    page.evaluate(
+        """async () => {
+            const { decisionControls } = await import('/js/decisions.js');
+            const game = window.rrGame;
+            const ctl = decisionControls({
+                id: 't1-r2-p1-weapon', seat: 0, kind: 'upgrade',
+                prompt: 'Fire your main laser or a weapon upgrade instead?',
+                options: ['main', 'scrambler'], default: 'fire the main laser',
+                info: { target: 1 },
+            }, { decide() {}, board: game.board, name: (s) => game.name(s), guardMs: 0 });
+            ctl.el.id = 'weapon-question';
+            document.querySelector('[data-testid=program]').before(ctl.el);
+        }"""
+    )
+    question = page.locator("#weapon-question")
+    expect(question.get_by_test_id("decision-target")).to_have_text(
+        "Target: Bo (ringed on the board)"
+    )
+    expect(question.locator("[data-testid=choice]")).to_have_text(
+        ["Fire the main laser", "Scrambler at Bo"]
+    )
+    ring = page.locator("[data-testid=board] [data-testid=target-mark][data-seat='1']")
+    expect(ring).to_have_count(1)
+    robot = page.locator("[data-testid=robot-1]").bounding_box()
+    mark = ring.bounding_box()
+    assert robot and mark
+    centre = (robot["x"] + robot["width"] / 2, robot["y"] + robot["height"] / 2)
+    assert mark["x"] < centre[0] < mark["x"] + mark["width"]
+    assert mark["y"] < centre[1] < mark["y"] + mark["height"]
+    shots(page, "decision-target-desktop")
