@@ -48,6 +48,8 @@ DOC_SCREENSHOTS = {
     "space-info-phone",
     "card-view-phone",
     "locked-in-desktop",
+    "tutorial-desktop",
+    "tutorial-phone",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).

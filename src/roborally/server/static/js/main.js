@@ -26,7 +26,10 @@ if (replay) {
   window.addEventListener("hashchange", () => {
     if (seatToken() !== token) location.reload();
   });
-  new GameScreen(root, { gameId: game, token }).start();
+  const screen = new GameScreen(root, { gameId: game, token });
+  screen.start();
+  // ?tutorial=1: the guided first race's coach over the game (js/tutorial.js).
+  if (params.has("tutorial")) import("./tutorial.js").then((m) => m.startCoach(screen));
 } else {
   new Lobby(root).start();
 }
