@@ -101,26 +101,35 @@ export function startCoach(game) {
 const NOTES = {
   checkpoint_reached: (e) => ({
     title: `Checkpoint ${e.amount}!`,
-    text: e.amount >= 2
-      ? "Your robot claimed the last checkpoint: the first robot to claim every checkpoint in order wins the race."
-      : `Your robot ended a register on checkpoint ${e.amount} and claims it. Checkpoints count only in their order: now head for checkpoint ${e.amount + 1}. Your panel shows ⚑ ${e.amount}.`,
+    text: `Your robot ended a register on checkpoint ${e.amount} and claims it. Checkpoints count only in their order: now head for checkpoint ${e.amount + 1}. Your panel shows ⚑ ${e.amount}.`,
+    short: `Your robot claimed checkpoint ${e.amount}.`,
   }),
-  damaged: (e) => ({
-    title: "Damage: a SPAM card",
-    text: "Your robot took damage: a damage card from the shared damage deck. A SPAM goes into your discard pile and " +
-      "later clogs your hand. Programming it is how you get rid of it: when its register comes, it is thrown away " +
-      "and the top card of your deck plays instead.",
-  }),
+  damaged: (e) => (String(e.card || "").startsWith("hw_") || e.hidden
+    ? {
+      title: "Damage: a Haywire",
+      text: "Your robot took damage: a Haywire from the shared damage deck. It lies face down under a register and " +
+        "locks that register next round: the Haywire plays there instead of a card you choose.",
+      short: "Your robot took damage, a Haywire: next round one register is locked and plays it.",
+    }
+    : {
+      title: "Damage: a SPAM card",
+      text: "Your robot took damage: a SPAM card from the shared damage deck. It goes into your discard pile and later " +
+        "clogs your hand. Programming it is how you get rid of it: when its register comes, it is thrown away and the " +
+        "top card of your deck plays instead.",
+      short: "Your robot took damage (SPAM cards): put a SPAM in a register to get rid of it; the top card of your deck plays instead.",
+    }),
   fell: () => ({
     title: "Rebooting",
     text: "Your robot fell into a pit or off the edge, so it reboots: it leaves the board for the rest of the round, " +
       "plays none of its remaining registers and you take 2 damage. In register 1 of the next round it comes back " +
       "on the reboot token (the purple space with an arrow; after a fall from the docking bay, on its start space) " +
       "and you choose which way it faces.",
+    short: "Your robot fell and rebooted: it missed the rest of the round and you took 2 damage. Next round it comes back on the reboot token (the purple space with an arrow).",
   }),
   energy_gained: () => ({
-    title: "An energy cube",
-    text: "Your robot gained energy (a battery space, or a Power Up card). Spend energy on upgrade cards in the upgrade phase.",
+    title: "Energy",
+    text: "Your robot gained energy (a battery space, or a Power Up card). Spend energy on upgrades in the upgrade phase.",
+    short: "Your robot gained energy: spend it on upgrades in the upgrade phase.",
   }),
 };
 NOTES.rebooted = NOTES.fell;
@@ -137,7 +146,7 @@ function steps(c) {
       title: "Your first race",
       text: () => [
         "You drive a robot through a factory. The first robot to claim every checkpoint in order (1, then 2) wins.",
-        `Your robot is ${c.myName()}, marked with a yellow ring on the board; your rival is ${c.botName()}, a Beginner bot.`,
+        `Your robot is ${c.myName()}: on the board its number sits on a yellow disc. Your rival is ${c.botName()}, a Beginner bot.`,
         "Press Next, or just do what each step says: the guide follows you. Close it at any time with ×.",
       ],
       done: () => c.placed(),
@@ -376,7 +385,7 @@ class Coach {
   }
 
   recap() {
-    const lines = this.roundNotes.map((n) => `${n.title}: ${n.text}`);
+    const lines = this.roundNotes.map((n) => n.short);
     const p = this.own();
     const where = p ? `Your panel shows ⚑ ${p.checkpoint}/${this.checkpoints()}: the checkpoints your robot has claimed.` : "";
     if (!lines.length) {
