@@ -106,10 +106,19 @@ def program_with_the_guide(page: Page, shot: Callable[[], Any], phone: bool) -> 
     step_is(page, "registers")
     expect(coach).to_contain_text("1 of 5 registers filled")
     no_overlap(page, "[data-testid=hand-card]")
+    if not phone:
+        # A path preview on the board, where the program editor draws one: the step shows it.
+        page.evaluate(
+            """() => document.querySelector(".board-svg").insertAdjacentHTML("beforeend",
+                '<g data-testid="path-preview"><rect x="0" y="0" width="48" height="48"/></g>')"""
+        )
     for _ in range(4):
         press(page.locator("[data-testid=hand-card]").first)
     step_is(page, "preview")
     expect(coach).to_contain_text("path")
+    if not phone:
+        expect(coach).to_contain_text("The path preview on the board")
+        expect(page.get_by_test_id("path-preview")).to_have_class("coach-focus")
     press(page.get_by_test_id("coach-next"))
     step_is(page, "lockin")
     expect(page.get_by_test_id("submit-program")).to_have_class(re.compile("coach-focus"))
@@ -207,7 +216,7 @@ def test_the_guide_can_be_closed_and_the_game_goes_on(
     expect(page.get_by_test_id("coach")).to_be_hidden()
     page.locator(".mark-layer .choice").first.click()
     expect(page.locator("[data-testid=decision][data-kind=upgrade_phase]")).to_be_visible()
-    # Closed stays closed, also after a reload.
+    # Closed stays closed, also after a reload and from the lobby's "Your seats".
     page.reload()
     expect(page.locator("[data-testid=decision][data-kind=upgrade_phase]")).to_be_visible()
     page.wait_for_timeout(500)
@@ -231,3 +240,7 @@ def test_on_a_phone_the_guide_leaves_the_cards_free_to_tap(
     program_with_the_guide(page, lambda: shots(page, "tutorial-phone"), phone=True)
     no_sideways_scroll(page)
     shots(page, "tutorial-lockin-phone")
+    # Back in the lobby, "Your seats" continues the guided race where the guide was.
+    page.goto(live_server.base + "/")
+    page.locator("[data-testid=your-seats]").get_by_role("link", name="Continue").tap()
+    step_is(page, "lockin")

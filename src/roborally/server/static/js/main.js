@@ -28,8 +28,9 @@ if (replay) {
   });
   const screen = new GameScreen(root, { gameId: game, token });
   screen.start();
-  // ?tutorial=1: the guided first race's coach over the game (js/tutorial.js).
-  if (params.has("tutorial")) import("./tutorial.js").then((m) => m.startCoach(screen));
+  // ?tutorial=1 (or the guided race's own game, e.g. from "Your seats"): its coach (js/tutorial.js).
+  const guided = (store.get("tutorial.progress", null) || {}).game === game;
+  if (params.has("tutorial") || guided) import("./tutorial.js").then((m) => m.startCoach(screen));
 } else {
   new Lobby(root).start();
 }

@@ -88,9 +88,10 @@ export async function startTutorial(button) {
 const $ = (sel) => document.querySelector(sel);
 const all = (...sels) => sels.flatMap((sel) => [...document.querySelectorAll(sel)]);
 
-/** The coach on a game page opened with ?tutorial=1 (see main.js). */
+/** The coach on a game page opened with ?tutorial=1, or on the guided race's game (main.js). */
 export function startCoach(game) {
-  if (!params.has("tutorial")) return null;
+  const saved = store.get(PROGRESS, null);
+  if (!params.has("tutorial") && !(saved && saved.game === game.gameId)) return null;
   const coach = new Coach(game);
   coach.start();
   window.rrCoach = coach; // for tests
