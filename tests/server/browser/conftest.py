@@ -50,6 +50,8 @@ DOC_SCREENSHOTS = {
     "locked-in-desktop",
     "time-up-desktop",
     "preview-desktop",
+    "tutorial-desktop",
+    "tutorial-phone",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).

@@ -81,6 +81,7 @@ export class GameScreen {
     this.sends = new Map();
     this.answered = new Set(); // decision ids this page has answered
     this.revealSlots = []; // where the revealed seed and its check are shown
+    this.eventWatchers = []; // (event, instant) => void, told of every event shown (the guide)
     this.speed = numParam("speed", store.get("speed", 1));
     this.build();
   }
@@ -447,6 +448,7 @@ export class GameScreen {
 
   // ---------------------------------------------------------------- events
   onEvent(e, instant) {
+    for (const watch of this.eventWatchers) watch(e, instant);
     if (e.kind === "damaged" && e.seat !== undefined) {
       const l = (this.live[e.seat] = this.live[e.seat] || { damage: 0 });
       l.damage += 1;

@@ -5,6 +5,7 @@ import { botChoices } from "./bots.js";
 import { refusalText } from "./errors.js";
 import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
+import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
 import { fill, h, plural, seatColour, seatUrl, store, toast, SEAT_INK } from "./util.js";
 
@@ -32,6 +33,7 @@ export class Lobby {
             rulesLink("2023", "", "2023 edition", { "data-testid": "rules-2023" }), " · ",
             rulesLink("classic", "", "classic edition", { "data-testid": "rules-classic" })))),
       h("div.lobby-grid", null, this.formBox, this.gamesBox)));
+    installLobbyTutorial(this.root);
     try {
       this.options = await api.options();
     } catch (error) {

@@ -26,7 +26,11 @@ if (replay) {
   window.addEventListener("hashchange", () => {
     if (seatToken() !== token) location.reload();
   });
-  new GameScreen(root, { gameId: game, token }).start();
+  const screen = new GameScreen(root, { gameId: game, token });
+  screen.start();
+  // ?tutorial=1 (or the guided race's own game, e.g. from "Your seats"): its coach (js/tutorial.js).
+  const guided = (store.get("tutorial.progress", null) || {}).game === game;
+  if (params.has("tutorial") || guided) import("./tutorial.js").then((m) => m.startCoach(screen));
 } else {
   new Lobby(root).start();
 }
