@@ -106,19 +106,14 @@ def program_with_the_guide(page: Page, shot: Callable[[], Any], phone: bool) -> 
     step_is(page, "registers")
     expect(coach).to_contain_text("1 of 5 registers filled")
     no_overlap(page, "[data-testid=hand-card]")
-    if not phone:
-        # A path preview on the board, where the program editor draws one: the step shows it.
-        page.evaluate(
-            """() => document.querySelector(".board-svg").insertAdjacentHTML("beforeend",
-                '<g data-testid="path-preview"><rect x="0" y="0" width="48" height="48"/></g>')"""
-        )
     for _ in range(4):
         press(page.locator("[data-testid=hand-card]").first)
     step_is(page, "preview")
     expect(coach).to_contain_text("path")
-    if not phone:
-        expect(coach).to_contain_text("The path preview on the board")
-        expect(page.get_by_test_id("path-preview")).to_have_class("coach-focus")
+    # The program editor's own path preview is drawn, and this step points at it.
+    expect(coach).to_contain_text("The light blue path on the board")
+    expect(page.get_by_test_id("path-preview")).to_have_class(re.compile("coach-focus"))
+    expect(page.locator("[data-testid=preview-end]").first).to_be_attached()
     press(page.get_by_test_id("coach-next"))
     step_is(page, "lockin")
     expect(page.get_by_test_id("submit-program")).to_have_class(re.compile("coach-focus"))

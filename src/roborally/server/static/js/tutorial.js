@@ -209,7 +209,7 @@ function steps(c) {
       title: "Check the path",
       text: () => preview()
         ? [
-          "The path preview on the board shows where your cards would take your robot. Follow it: does it reach the checkpoint, or fall into a pit?",
+          "The light blue path on the board shows where your cards take your robot: a see-through robot with a number marks where it ends after each register. Does it reach the checkpoint, or fall into a pit (a red ✕)?",
           "It cannot know what the other robot will do: a push or a laser can still change the round.",
         ]
         : [
