@@ -86,7 +86,7 @@ def test_a_space_explains_itself_on_hover_and_the_legend_lists_the_elements(
 ) -> None:
     page = contexts.page()
     page.goto(live_server.base + "/")
-    for edition in ("2023", "classic"):
+    for edition in ("2023", "classic", "classic-1994"):
         expect(page.get_by_test_id(f"rules-{edition}")).to_have_attribute(
             "href", f"/rules/{edition}"
         )

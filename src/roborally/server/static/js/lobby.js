@@ -31,7 +31,8 @@ export class Lobby {
         h("div", null, h("h1", null, "RoboRally"), h("p.tagline", null, "Program your robot, race through the factory, touch every checkpoint first."),
           h("p.rules-line", null, "New to the game? Read the rules: ",
             rulesLink("2023", "", "2023 edition", { "data-testid": "rules-2023" }), " · ",
-            rulesLink("classic", "", "classic edition", { "data-testid": "rules-classic" })))),
+            rulesLink("classic", "", "classic edition", { "data-testid": "rules-classic" }), " · ",
+            rulesLink("classic-1994", "", "1994 rules", { "data-testid": "rules-classic-1994" })))),
       h("div.lobby-grid", null, this.formBox, this.gamesBox)));
     installLobbyTutorial(this.root);
     try {
