@@ -11,7 +11,8 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from .conftest import Contexts, ServerProcess, start_game
+from ..test_decision_targets import WEAPON, WEAPON_ANSWERS, WEAPON_SEED
+from .conftest import Contexts, ServerProcess, program_first_cards, start_game
 
 DECISION = "[data-testid=decision]"
 
@@ -150,7 +151,7 @@ def test_a_double_click_does_not_answer_the_next_question(
     expect(page.locator(f"{DECISION} .guarded")).to_have_count(0)
 
 
-def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programming(
+def test_the_hand_shows_before_programming(
     live_server: ServerProcess, contexts: Contexts, shots: Any
 ) -> None:
     # Seed 36 deals Ada Memory Swap (cost 2), which is about the hand, before programming.
@@ -165,27 +166,27 @@ def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programmi
     shots(page, "decision-hand-desktop")
     _choice(page, "done").click()
     expect(page.get_by_test_id("program")).to_be_visible()
-    # A weapon question (as the engine asks it in step B6) over the real board.
-    page.evaluate(
-        """async () => {
-            const { decisionControls } = await import('/js/decisions.js');
-            const game = window.rrGame;
-            const ctl = decisionControls({
-                id: 't1-r2-p1-weapon', seat: 0, kind: 'upgrade',
-                prompt: 'Fire your main laser or a weapon upgrade instead?',
-                options: ['main', 'scrambler'], default: 'fire the main laser',
-                info: { target: 1 },
-            }, { decide() {}, board: game.board, name: (s) => game.name(s), guardMs: 0 });
-            ctl.el.id = 'weapon-question';
-            document.querySelector('[data-testid=program]').before(ctl.el);
-        }"""
-    )
-    question = page.locator("#weapon-question")
+
+
+def test_a_weapon_target_is_named_and_ringed_in_a_real_game(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    """The game tests/server/test_decision_targets.py plays in-process: with this seed the
+    engine asks Ada, in round 1, register 4, whether to fire her Tractor Beam at Bo."""
+    page = _open(live_server, contexts, seed=WEAPON_SEED)
+    _choice(page, f"install {WEAPON}").click()
+    _choice(page, "done").click()
+    expect(page.get_by_test_id("program")).to_be_visible()
+    (_, program) = next(a for a in WEAPON_ANSWERS if a[0] == "t1-p1-program")
+    assert program_first_cards(page) == list(program)
+    page.get_by_test_id("submit-program").click()
+    question = page.locator(f"{DECISION}[data-decision=t1-r4-p1-weapon]")
+    expect(question).to_be_visible(timeout=30_000)
     expect(question.get_by_test_id("decision-target")).to_have_text(
         "Target: Bo (ringed on the board)"
     )
     expect(question.locator("[data-testid=choice]")).to_have_text(
-        ["Fire the main laser", "Scrambler at Bo"]
+        ["Fire the main laser", "Tractor Beam at Bo"]
     )
     ring = page.locator("[data-testid=board] [data-testid=target-mark][data-seat='1']")
     expect(ring).to_have_count(1)
@@ -195,4 +196,10 @@ def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programmi
     centre = (robot["x"] + robot["width"] / 2, robot["y"] + robot["height"] / 2)
     assert mark["x"] < centre[0] < mark["x"] + mark["width"]
     assert mark["y"] < centre[1] < mark["y"] + mark["height"]
+    expect(_choice(page, WEAPON)).to_be_enabled()  # after the click guard
     shots(page, "decision-target-desktop")
+    # Fired: the beam pulls Bo towards Ada, and the ring goes with the question.
+    _choice(page, WEAPON).click()
+    expect(question).to_have_count(0)
+    expect(ring).to_have_count(0)
+    expect(page.get_by_test_id("log")).to_contain_text("Ada uses Tractor Beam (Bo)")
