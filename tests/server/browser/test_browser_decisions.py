@@ -11,21 +11,26 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from .conftest import Contexts, ServerProcess, start_game
+from ..test_decision_targets import WEAPON, WEAPON_ANSWERS, WEAPON_SEED
+from .conftest import Contexts, ServerProcess, program_first_cards, start_game
 
 DECISION = "[data-testid=decision]"
 
 
-def _open(live_server: ServerProcess, contexts: Contexts, seed: int) -> Page:
-    """Ada against a random bot, at her first upgrade phase."""
+def _open(live_server: ServerProcess, contexts: Contexts, seed: int, phone: bool = False) -> Page:
+    """Ada against a random bot, at her first upgrade phase (on a phone: tapped there)."""
     game = live_server.create(
         seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot", "bot": "random", "name": "Bo"}],
         seed=seed,
     )
-    page = contexts.page()
+    page = contexts.page(phone=phone)
     page.goto(live_server.seat_url(game, 0, speed=0))
     start_game(page)
-    page.locator(f"{DECISION} [data-testid=choice]").first.click()
+    first = page.locator(f"{DECISION} [data-testid=choice]").first
+    if phone:
+        first.tap()
+    else:
+        first.click()
     expect(page.locator(f"{DECISION}[data-kind=upgrade_phase]")).to_be_visible()
     return page
 
@@ -150,7 +155,7 @@ def test_a_double_click_does_not_answer_the_next_question(
     expect(page.locator(f"{DECISION} .guarded")).to_have_count(0)
 
 
-def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programming(
+def test_the_hand_shows_before_programming(
     live_server: ServerProcess, contexts: Contexts, shots: Any
 ) -> None:
     # Seed 36 deals Ada Memory Swap (cost 2), which is about the hand, before programming.
@@ -165,27 +170,27 @@ def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programmi
     shots(page, "decision-hand-desktop")
     _choice(page, "done").click()
     expect(page.get_by_test_id("program")).to_be_visible()
-    # A weapon question (as the engine asks it in step B6) over the real board.
-    page.evaluate(
-        """async () => {
-            const { decisionControls } = await import('/js/decisions.js');
-            const game = window.rrGame;
-            const ctl = decisionControls({
-                id: 't1-r2-p1-weapon', seat: 0, kind: 'upgrade',
-                prompt: 'Fire your main laser or a weapon upgrade instead?',
-                options: ['main', 'scrambler'], default: 'fire the main laser',
-                info: { target: 1 },
-            }, { decide() {}, board: game.board, name: (s) => game.name(s), guardMs: 0 });
-            ctl.el.id = 'weapon-question';
-            document.querySelector('[data-testid=program]').before(ctl.el);
-        }"""
-    )
-    question = page.locator("#weapon-question")
+
+
+def test_a_weapon_target_is_named_and_ringed_in_a_real_game(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    """The game tests/server/test_decision_targets.py plays in-process: with this seed the
+    engine asks Ada, in round 1, register 4, whether to fire her Tractor Beam at Bo."""
+    page = _open(live_server, contexts, seed=WEAPON_SEED)
+    _choice(page, f"install {WEAPON}").click()
+    _choice(page, "done").click()
+    expect(page.get_by_test_id("program")).to_be_visible()
+    (_, program) = next(a for a in WEAPON_ANSWERS if a[0] == "t1-p1-program")
+    assert program_first_cards(page) == list(program)
+    page.get_by_test_id("submit-program").click()
+    question = page.locator(f"{DECISION}[data-decision=t1-r4-p1-weapon]")
+    expect(question).to_be_visible(timeout=30_000)
     expect(question.get_by_test_id("decision-target")).to_have_text(
         "Target: Bo (ringed on the board)"
     )
     expect(question.locator("[data-testid=choice]")).to_have_text(
-        ["Fire the main laser", "Scrambler at Bo"]
+        ["Fire the main laser", "Tractor Beam at Bo"]
     )
     ring = page.locator("[data-testid=board] [data-testid=target-mark][data-seat='1']")
     expect(ring).to_have_count(1)
@@ -195,4 +200,106 @@ def test_a_weapon_target_is_named_and_ringed_and_the_hand_shows_before_programmi
     centre = (robot["x"] + robot["width"] / 2, robot["y"] + robot["height"] / 2)
     assert mark["x"] < centre[0] < mark["x"] + mark["width"]
     assert mark["y"] < centre[1] < mark["y"] + mark["height"]
+    expect(_choice(page, WEAPON)).to_be_enabled()  # after the click guard
     shots(page, "decision-target-desktop")
+    # Fired: the beam pulls Bo towards Ada, and the ring goes with the question.
+    _choice(page, WEAPON).click()
+    expect(question).to_have_count(0)
+    expect(ring).to_have_count(0)
+    expect(page.get_by_test_id("log")).to_contain_text("Ada uses Tractor Beam (Bo)")
+
+
+def _fits(page: Page) -> None:
+    """Nothing on the page scrolls sideways."""
+    width, inner = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert width <= inner, (width, inner)
+
+
+def _tap_centre(page: Page, locator: Any) -> tuple[float, float]:
+    box = locator.bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    return x, y
+
+
+def test_on_a_phone_the_undo_the_confirmation_and_the_guard_work_by_tapping(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    page = _open(live_server, contexts, seed=2, phone=True)
+    # The upgrade phase replaced the start space question: its buttons were brought into sight.
+    card, _ = _install_option(page)
+    install = _choice(page, f"install {card}")
+    expect(install).to_be_in_viewport(ratio=1)
+    _fits(page)
+    # A tap on Install, and at once a second one where it was: the next question's buttons
+    # ignore it for a moment (a double tap answers one question, not two).
+    first = page.locator(DECISION).get_attribute("data-decision")
+    expect(install).to_be_enabled()
+    x, y = _tap_centre(page, install)
+    handle = page.wait_for_function(
+        """(first) => {
+            const d = document.querySelector('[data-testid=decision]');
+            if (!d || d.dataset.decision === first) return null;
+            const buttons = [...d.querySelectorAll('[data-testid=choice]')];
+            return { id: d.dataset.decision,
+                     guarded: buttons.every((b) => b.disabled && b.classList.contains('guarded')) };
+        }""",
+        arg=first,
+        polling="raf",
+    )
+    state = handle.json_value()
+    page.touchscreen.tap(x, y)
+    assert state["guarded"], state
+    page.wait_for_timeout(800)
+    assert page.locator(DECISION).get_attribute("data-decision") == state["id"]
+    expect(page.get_by_test_id("confirm")).to_be_hidden()
+    assert _row(page, "Installed") == [card]
+    # The undo, in sight below the taller question, refunds by a tap.
+    undo = _choice(page, f"undo install {card}")
+    expect(undo).to_be_enabled()
+    expect(undo).to_be_in_viewport(ratio=1)
+    _fits(page)
+    shots(page, "decision-undo-phone")
+    _tap_centre(page, undo)
+    expect(_choice(page, f"install {card}")).to_be_enabled()
+    assert card in _row(page, "In reserve") and _row(page, "Installed") == []
+    # Install again and remove it: the confirmation is in sight, and No / Yes work by tapping.
+    _choice(page, f"install {card}").tap()
+    remove = _choice(page, f"uninstall {card}")
+    expect(remove).to_be_enabled()
+    _tap_centre(page, remove)
+    confirm = page.get_by_test_id("confirm")
+    expect(confirm).to_be_in_viewport(ratio=1)
+    _fits(page)
+    shots(page, "decision-confirm-phone")
+    page.get_by_test_id("confirm-no").tap()
+    expect(confirm).to_be_hidden()
+    assert _row(page, "Installed") == [card]
+    remove.tap()
+    page.get_by_test_id("confirm-yes").tap()
+    expect(page.get_by_test_id("confirm")).to_have_count(0)
+    assert page.evaluate("() => window.rrGame.state.observation.players[0].upgrades") == []
+
+
+def test_on_a_phone_the_hand_shows_before_programming(
+    live_server: ServerProcess, contexts: Contexts, shots: Any
+) -> None:
+    page = _open(live_server, contexts, seed=36, phone=True)
+    _choice(page, "install memory_swap").tap()
+    _choice(page, "done").tap()
+    window = page.locator(f"{DECISION}[data-window=program_window]")
+    hand = window.get_by_test_id("decision-hand")
+    expect(hand.locator(".card")).to_have_count(9)
+    done = _choice(page, "done")
+    expect(done).to_be_in_viewport(ratio=1)
+    expect(hand).to_be_in_viewport(ratio=1)
+    for card in hand.locator(".card").all():  # every card on the screen, none cut off
+        box = card.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    _fits(page)
+    expect(done).to_be_enabled()
+    shots(page, "decision-hand-phone")
+    done.tap()
+    expect(page.get_by_test_id("program")).to_be_visible()
+    _fits(page)

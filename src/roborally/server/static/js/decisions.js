@@ -189,6 +189,7 @@ export function decisionControls(decision, ctx) {
     row.hidden = true;
     confirmBox.hidden = false;
     guard([yes, no], GUARD_MS); // always: it appears where the click just was
+    keepInView(confirmBox);
   };
   const choose = (option) => {
     if (sent || guarded) return;
@@ -217,6 +218,9 @@ export function decisionControls(decision, ctx) {
     row.append(b);
   }
   guard(buttons, ctx.guardMs ?? GUARD_MS);
+  // A question that replaces another is answered where the last one was: its buttons stay in
+  // sight (on a phone, a taller question, e.g. after an install, would push them off the screen).
+  if (ctx.guardMs ?? GUARD_MS) requestAnimationFrame(() => keepInView(row));
   // Help on the board, once the guard is over (its marks cannot show as disabled).
   let closed = false;
   const afterGuard = (fn) => ctx.board.ready.then(() => {
@@ -280,6 +284,13 @@ export function decisionControls(decision, ctx) {
       if (ctx.board) ctx.board.clearChoices();
     },
   };
+}
+
+/** Scroll the page (or the panel) the least that brings ``el`` wholly into sight, if it is not. */
+function keepInView(el) {
+  if (!el.isConnected || el.hidden) return;
+  const r = el.getBoundingClientRect();
+  if (r.top < 0 || r.bottom > window.innerHeight) el.scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 /** A pulsing ring around the robot a weapon or effect is aimed at (cleared with the choices). */
