@@ -493,6 +493,15 @@ def until_register_plays(page: Page, timeout: float = 20.0) -> list[str]:
     return play_until(page, playing, timeout)
 
 
+def preview_drawn(page: Page) -> None:
+    """Wait until the path preview of the program now in the editor is drawn."""
+    page.wait_for_function(
+        "() => { const p = window.rrGame && window.rrGame.preview;"
+        " return !!p && !!p.registers && !p.waiting; }",
+        timeout=10_000,
+    )
+
+
 def start_game(page: Page) -> None:
     """Start a game of one person from its waiting room (if it shows one) and wait for the first
     question (the start space)."""
@@ -522,5 +531,6 @@ def ui() -> Any:
         until_program = staticmethod(until_program)
         until_register_plays = staticmethod(until_register_plays)
         visible = staticmethod(visible)
+        preview_drawn = staticmethod(preview_drawn)
 
     return Ui

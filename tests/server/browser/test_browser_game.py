@@ -25,6 +25,8 @@ def test_one_person_and_two_bots_play_a_whole_game(
     expect(rows.nth(0)).to_contain_text("Ada (you)")
     expect(page.locator("[data-testid=seat-kind]").nth(0)).to_have_value(re.compile("^bot:"))
     page.wait_for_selector(".course-preview svg")
+    page.locator("[data-testid=max-rounds]").blur()
+    page.evaluate("() => window.scrollTo(0, 0)")  # the picture shows the lobby from its top
     shots(page, "lobby-desktop")
     page.click("text=More options")
     # Every decision has a deadline; without a timer, programming has the server's default.
@@ -72,6 +74,7 @@ def test_one_person_and_two_bots_play_a_whole_game(
     page.locator("[data-testid=register-4] .card").click()
     expect(page.locator("[data-testid=register-4]")).to_have_class(re.compile("empty"))
     ui.program_first_cards(page, 2)
+    ui.preview_drawn(page)
     shots(page, "program-desktop")
     # Watch this activation at normal speed (and take its picture), then skip the rest.
     page.select_option("[data-testid=speed]", "1")
@@ -159,6 +162,7 @@ def test_a_phone_sized_screen_plays_by_tapping(
     for _ in range(5):
         page.locator("[data-testid=hand-card]").first.tap()
     expect(page.locator("[data-testid=submit-program]")).to_be_enabled()
+    ui.preview_drawn(page)
     shots(page, "program-phone")
     page.select_option("[data-testid=speed]", "1")
     page.locator("[data-testid=submit-program]").tap()

@@ -60,6 +60,7 @@ export class PathPreview {
   update(program) {
     if (!this.decision) return;
     this.program = program.slice();
+    this.waiting = true; // until the answer to this program is drawn (tests and pictures wait)
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this._ask(), DEBOUNCE_MS);
   }
@@ -76,6 +77,7 @@ export class PathPreview {
     this.registers = msg.registers || [];
     this.render();
     this.draw();
+    this.waiting = false;
   }
 
   /** The editor closed (locked in, time ran out, a new question): nothing is shown. */
