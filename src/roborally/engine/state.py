@@ -108,9 +108,13 @@ class Register:
     done: list[str] = field(default_factory=list)
 
     def copy(self) -> Register:
-        return Register(
-            list(self.cards), self.revealed, self.locked, self.facedown_haywire, list(self.done)
-        )
+        clone = object.__new__(Register)
+        clone.__dict__ = {**self.__dict__, "cards": list(self.cards), "done": list(self.done)}
+        return clone
+
+
+#: The list fields of a :class:`Player` (its registers are copied one by one).
+_PLAYER_LISTS = ("deck", "discard", "hand", "removed", "installed", "reserve", "memory", "fresh")
 
 
 @dataclass
@@ -154,38 +158,16 @@ class Player:
     undos: int = 0
 
     def copy(self) -> Player:
-        clone = Player(
-            self.seat,
-            self.name,
-            list(self.deck),
-            list(self.discard),
-            list(self.hand),
-            [r.copy() for r in self.registers],
-            self.energy,
-            self.checkpoint,
-            self.pos,
-            self.facing,
-            self.reentry,
-            self.reentry_arrow,
-            self.archive,
-            self.archive_arrow,
-            self.shutdown,
-            self.rebooted_this_round,
-            list(self.removed),
-            self.programmed,
-            list(self.installed),
-            list(self.reserve),
-            list(self.memory),
-            self.top_visible,
-            self.shield,
-            list(self.fresh),
-            self.steps,
-            self.window_done,
-            self.drew,
-            self.installed_now,
-            self.installed_uid,
-            self.undos,
-        )
+        """An independent copy of the same class: every list is copied once, the rest shared
+        (cards, positions and directions are immutable). Subclasses copy their own containers
+        on top (``ClassicPlayer.copy``). This runs for every player of every state snapshot, so
+        it copies the instance dictionary instead of calling the constructor."""
+        clone = object.__new__(type(self))
+        fields = self.__dict__.copy()
+        for name in _PLAYER_LISTS:
+            fields[name] = list(fields[name])
+        fields["registers"] = [r.copy() for r in self.registers]
+        clone.__dict__ = fields
         return clone
 
     @property

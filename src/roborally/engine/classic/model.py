@@ -146,10 +146,8 @@ class ClassicPlayer(Player):
     dealt: int = 0  # program cards dealt this round (3.2)
 
     def copy(self) -> ClassicPlayer:
-        clone = _copy.copy(self)
-        clone.__dict__.update(
-            Player.copy(self).__dict__
-        )  # the shared fields, as Player copies them
+        clone = super().copy()  # the shared fields, and a ClassicPlayer
+        assert isinstance(clone, ClassicPlayer)
         clone.options = list(self.options)
         clone.option_tokens = dict(self.option_tokens)
         clone.stored = dict(self.stored)
@@ -236,8 +234,8 @@ class ClassicState(GameState):
 
     def copy(self) -> ClassicState:
         clone = _copy.copy(self)
-        clone.__dict__.update(GameState.copy(self).__dict__)  # the shared fields
-        clone.players = [p.copy() for p in self.players]
+        # The shared fields, the players among them (each copied once, as a ClassicPlayer).
+        clone.__dict__.update(GameState.copy(self).__dict__)
         clone.program_deck = list(self.program_deck)
         clone.program_discard = list(self.program_discard)
         clone.option_deck = list(self.option_deck)

@@ -205,13 +205,15 @@ class RulesClassic(Rules2023):
 
     # ----------------------------------------------------------- snapshots
     def _snapshot(self) -> tuple[ClassicState, int]:
+        # The events and the answers are not copied: a rollback keeps the answers as they are
+        # and cuts the events back to their count (both grow all game long).
         s = self.s
-        events = s.events
-        s.events = []
+        events, answers = s.events, s.answers
+        s.events, s.answers = [], {}
         try:
             snap = s.copy()
         finally:
-            s.events = events
+            s.events, s.answers = events, answers
         return snap, len(events)
 
     def _rollback(self, mark: tuple[ClassicState, int]) -> None:
