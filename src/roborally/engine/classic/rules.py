@@ -70,13 +70,29 @@ RAM_CAUSES = frozenset({"card", "crab legs", "dual processor"})
 F = TypeVar("F", bound=Callable[..., None])
 
 
+#: Stages of a register that ask a question only through an option card (a shield, a weapon,
+#: Brakes, a gear, Abort Switch, a card to lose ...): while no robot holds one, they cannot
+#: suspend, so they run without a snapshot (the snapshot was most of the classic engine's time).
+ASK_ONLY_WITH_OPTIONS = frozenset({"stage_reveal", "stage_move", "stage_elements", "stage_lasers"})
+
+
 def stage(method: F) -> F:
     """Run a stage on a snapshot: if it suspends, every change it made is undone."""
+    quiet_without_options = method.__name__ in ASK_ONLY_WITH_OPTIONS
 
     @functools.wraps(method)
     def run(self: RulesClassic) -> None:
-        mark = self._snapshot()
         self._asked = 0
+        if quiet_without_options and not any(p.options for p in self.s.cplayers):
+            try:
+                method(self)
+            except Suspend:  # a bug: the state cannot be rolled back
+                raise AssertionError(
+                    f"{method.__name__} asked a question although no robot holds an option"
+                    " card; it must not be in ASK_ONLY_WITH_OPTIONS"
+                ) from None
+            return
+        mark = self._snapshot()
         try:
             method(self)
         except Suspend:
