@@ -83,8 +83,7 @@ def test_malformed_scenarios_name_file_line_and_column(
     assert int(line) >= 1 and int(column) >= 1
 
 
-def test_unanswered_decision_is_reported(tmp_path: Path) -> None:
-    text = """scenario: reboot facing must be answered
+REENTRY = """scenario: reboot facing must be answered
 cites: 000: 667
 board:
 size: 3x1
@@ -99,8 +98,85 @@ program A: move1 - - - -
 run: register 1
 expect A at: 2,0 E
 """
+
+
+def test_unanswered_decision_is_reported(tmp_path: Path) -> None:
+    text = REENTRY
     path = tmp_path / "unanswered.scenario"
     path.write_text(text, encoding="utf-8")
     result = run_scenario(load_scenario(path))
     assert not result.ok
     assert "gives no 'answer A reboot_facing:' line" in result.failures[0]
+
+
+BAD_ANSWER = REENTRY.replace("run: register 1", "answer A reboot_facing: Q\nrun: register 1")
+
+BAD_POSITION = """scenario: a program card that does not exist
+cites: 001: 96
+edition: classic
+board:
+size: 2x1
+    0   1
+  +---+---+
+0 | .   . |
+  +---+---+
+end board
+robot A: 0,0 E
+robot B: 1,0 E
+program A: move9 - - - -
+run: register 1
+expect A at: 0,0 E
+"""
+
+ILLEGAL_REENTRY = Path(__file__).parent / "scenarios" / "classic-reentry-archive-occupied.scenario"
+
+
+def test_cli_reports_scenarios_that_cannot_run_and_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from roborally.cli import main
+
+    (tmp_path / "a-bad-answer.scenario").write_text(BAD_ANSWER, encoding="utf-8")
+    (tmp_path / "b-bad-position.scenario").write_text(BAD_POSITION, encoding="utf-8")
+    illegal = ILLEGAL_REENTRY.read_text(encoding="utf-8")
+    assert "answer A reboot_facing: 3,2 E" in illegal
+    illegal = illegal.replace("answer A reboot_facing: 3,2 E", "answer A reboot_facing: 3,2 W")
+    (tmp_path / "c-illegal-facing.scenario").write_text(illegal, encoding="utf-8")
+    good = tmp_path / "d-good.scenario"
+    good.write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    files = sorted(str(p) for p in tmp_path.glob("*.scenario"))
+    assert main(["scenario", "-v", *files]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    lines = out.out.splitlines()
+
+    def line_of(text: str, wanted: str) -> int:
+        return text.splitlines().index(wanted) + 1
+
+    answer_line = line_of(BAD_ANSWER, "answer A reboot_facing: Q")
+    program_line = line_of(BAD_POSITION, "program A: move9 - - - -")
+    facing_line = line_of(illegal, "answer A reboot_facing: 3,2 W")
+    assert any(
+        line.startswith(f"ERROR {files[0]}:{answer_line}:") and "not a direction: 'Q'" in line
+        for line in lines
+    ), out.out
+    assert any(
+        line.startswith(f"ERROR {files[1]}:{program_line}:") and "'move9'" in line for line in lines
+    ), out.out
+    assert any(
+        line.startswith(f"ERROR {files[2]}:{facing_line}:") and "'3,2 W' is not a legal" in line
+        for line in lines
+    ), out.out
+    assert f"ok   {files[3]}: " + load_scenario(EXAMPLE).name in lines
+    assert lines[-1] == "1 passed, 3 failed"
+
+
+def test_an_illegal_answer_raises_a_scenario_error_naming_its_line(tmp_path: Path) -> None:
+    from roborally.content.scenario import ScenarioError
+
+    path = tmp_path / "bad.scenario"
+    path.write_text(BAD_ANSWER, encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        run_scenario(load_scenario(path))
+    assert caught.value.line == BAD_ANSWER.splitlines().index("answer A reboot_facing: Q") + 1
+    assert "the game refuses this answer" in caught.value.message
