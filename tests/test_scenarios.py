@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from roborally.content.scenario import load_scenario, run_scenario
+from roborally.content.scenario import ScenarioError, load_scenario, run_scenario
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").rglob("*.scenario"))
 
@@ -25,6 +25,18 @@ def test_there_are_scenarios() -> None:
 
 
 EXAMPLE = Path(__file__).parent / "scenarios" / "belt-blue-two-steps.scenario"
+
+
+def _scenario_error(source: Path, path: Path, replace: str, by: str, *, run: bool) -> ScenarioError:
+    """The error of ``source`` with ``replace`` written as ``by`` (loaded, and run if ``run``)."""
+    text = source.read_text(encoding="utf-8")
+    assert replace in text
+    path.write_text(text.replace(replace, by, 1), encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        scenario = load_scenario(path)
+        if run:
+            run_scenario(scenario)
+    return caught.value
 
 
 def test_a_wrong_expectation_fails_with_a_clear_diff(tmp_path: Path) -> None:
@@ -67,15 +79,8 @@ def test_a_missing_event_prints_the_actual_events(tmp_path: Path) -> None:
 def test_malformed_scenarios_name_file_line_and_column(
     tmp_path: Path, replace: str, by: str, message: str
 ) -> None:
-    from roborally.content.scenario import ScenarioError
-
-    text = EXAMPLE.read_text(encoding="utf-8")
-    assert replace in text
     broken = tmp_path / "bad.scenario"
-    broken.write_text(text.replace(replace, by, 1), encoding="utf-8")
-    with pytest.raises(ScenarioError) as caught:
-        load_scenario(broken)
-    first = str(caught.value)
+    first = str(_scenario_error(EXAMPLE, broken, replace, by, run=False))
     assert first.startswith(f"{broken}:")
     assert "\n" not in first
     assert message in first, first
@@ -83,8 +88,7 @@ def test_malformed_scenarios_name_file_line_and_column(
     assert int(line) >= 1 and int(column) >= 1
 
 
-def test_unanswered_decision_is_reported(tmp_path: Path) -> None:
-    text = """scenario: reboot facing must be answered
+REENTRY = """scenario: reboot facing must be answered
 cites: 000: 667
 board:
 size: 3x1
@@ -99,8 +103,139 @@ program A: move1 - - - -
 run: register 1
 expect A at: 2,0 E
 """
+
+
+def test_unanswered_decision_is_reported(tmp_path: Path) -> None:
+    text = REENTRY
     path = tmp_path / "unanswered.scenario"
     path.write_text(text, encoding="utf-8")
     result = run_scenario(load_scenario(path))
     assert not result.ok
     assert "gives no 'answer A reboot_facing:' line" in result.failures[0]
+
+
+BAD_ANSWER = REENTRY.replace("run: register 1", "answer A reboot_facing: Q\nrun: register 1")
+
+BAD_POSITION = """scenario: a program card that does not exist
+cites: 001: 96
+edition: classic
+board:
+size: 2x1
+    0   1
+  +---+---+
+0 | .   . |
+  +---+---+
+end board
+robot A: 0,0 E
+robot B: 1,0 E
+program A: move9 - - - -
+run: register 1
+expect A at: 0,0 E
+"""
+
+ILLEGAL_REENTRY = Path(__file__).parent / "scenarios" / "classic-reentry-archive-occupied.scenario"
+
+
+def test_cli_reports_scenarios_that_cannot_run_and_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from roborally.cli import main
+
+    (tmp_path / "a-bad-answer.scenario").write_text(BAD_ANSWER, encoding="utf-8")
+    (tmp_path / "b-bad-position.scenario").write_text(BAD_POSITION, encoding="utf-8")
+    illegal = ILLEGAL_REENTRY.read_text(encoding="utf-8")
+    assert "answer A reboot_facing: 3,2 E" in illegal
+    illegal = illegal.replace("answer A reboot_facing: 3,2 E", "answer A reboot_facing: 3,2 W")
+    (tmp_path / "c-illegal-facing.scenario").write_text(illegal, encoding="utf-8")
+    good = tmp_path / "d-good.scenario"
+    good.write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    files = sorted(str(p) for p in tmp_path.glob("*.scenario"))
+    assert main(["scenario", "-v", *files]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    lines = out.out.splitlines()
+
+    def line_of(text: str, wanted: str) -> int:
+        return text.splitlines().index(wanted) + 1
+
+    answer_line = line_of(BAD_ANSWER, "answer A reboot_facing: Q")
+    program_line = line_of(BAD_POSITION, "program A: move9 - - - -")
+    facing_line = line_of(illegal, "answer A reboot_facing: 3,2 W")
+    assert any(
+        line.startswith(f"ERROR {files[0]}:{answer_line}:") and "not a direction: 'Q'" in line
+        for line in lines
+    ), out.out
+    assert any(
+        line.startswith(f"ERROR {files[1]}:{program_line}:") and "'move9'" in line for line in lines
+    ), out.out
+    assert any(
+        line.startswith(f"ERROR {files[2]}:{facing_line}:") and "'3,2 W' is not a legal" in line
+        for line in lines
+    ), out.out
+    assert f"ok   {files[3]}: " + load_scenario(EXAMPLE).name in lines
+    assert lines[-1] == "1 passed, 3 failed"
+
+
+def test_an_illegal_answer_raises_a_scenario_error_naming_its_line(tmp_path: Path) -> None:
+    from roborally.content.scenario import ScenarioError
+
+    path = tmp_path / "bad.scenario"
+    path.write_text(BAD_ANSWER, encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        run_scenario(load_scenario(path))
+    assert caught.value.line == BAD_ANSWER.splitlines().index("answer A reboot_facing: Q") + 1
+    assert "the game refuses this answer" in caught.value.message
+
+
+SHUTDOWN = Path(__file__).parent / "scenarios" / "reboot-shutdown-declared-at-run-start.scenario"
+
+
+@pytest.mark.parametrize(
+    ("replace", "by", "message"),
+    [
+        ("run: registers 1-2", "run: registers 2-3", "'declares shutdown' needs a run from"),
+        ("run: registers 1-2", "run: round", "write 'answer A shutdown: yes' instead"),
+        ("  declares shutdown\n", "  declares shutdown\n  shutdown\n", "exclude each other"),
+    ],
+)
+def test_declares_shutdown_needs_a_run_from_register_1(
+    tmp_path: Path, replace: str, by: str, message: str
+) -> None:
+    error = _scenario_error(SHUTDOWN, tmp_path / "shutdown.scenario", replace, by, run=True)
+    text = SHUTDOWN.read_text(encoding="utf-8")
+    assert error.line == text.splitlines().index("  declares shutdown") + 1
+    assert message in error.message
+
+
+def test_partial_list_checks_show_the_whole_list(tmp_path: Path) -> None:
+    text = SHUTDOWN.read_text(encoding="utf-8")
+    text = text.replace(
+        "expect A discard does not contain: spam", "expect A discard contains: spam"
+    )
+    text = text.replace("expect A deck top: move1 move1", "expect A deck top: spam")
+    text = text.replace("expect space 1,2: empty", "expect space 1,1: empty")
+    path = tmp_path / "lists.scenario"
+    path.write_text(text, encoding="utf-8")
+    failures = "\n".join(run_scenario(load_scenario(path)).failures)
+    assert "expect A discard contains: spam\n    expected: spam\n    actual:   " in failures
+    assert "u_turn" in failures and "(no spam)" in failures
+    assert "expected: spam\n    actual:   move1" in failures
+    assert "expect space 1,1: empty\n    expected: empty\n    actual:   A" in failures
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("expect space 1;2: empty", "'1;2' is not a square x,y"),
+        ("run: rounds 0", "run: expects 'register N'"),
+        ("run: deal then round", "'round then deal'"),
+    ],
+)
+def test_new_lines_are_checked(tmp_path: Path, line: str, message: str) -> None:
+    from roborally.content.scenario import ScenarioError
+
+    path = tmp_path / "bad.scenario"
+    path.write_text(EXAMPLE.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(path)
+    assert message in caught.value.message

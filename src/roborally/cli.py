@@ -25,7 +25,16 @@ def _cmd_scenario(args: argparse.Namespace) -> int:
             print(f"ERROR {path}: {error.strerror}")
             failed += 1
             continue
-        result = run_scenario(scenario)
+        try:
+            result = run_scenario(scenario)
+        except ScenarioError as error:  # the position cannot be built, or an illegal answer
+            print(f"ERROR {error}")
+            failed += 1
+            continue
+        except Exception as error:  # a failure of the program itself: report it, go on
+            print(f"ERROR {path}: {type(error).__name__}: {' '.join(str(error).split())}")
+            failed += 1
+            continue
         if result.ok:
             passed += 1
             if args.verbose:

@@ -143,12 +143,13 @@ def build_state(scenario: Any, config: GameConfig) -> ClassicState:
                 message = f"cannot read robot attribute {word} {rest!r}"
                 raise _error(scenario, line, message) from None
         program = scenario.programs.get(setup.name)
-        if scenario.run_rounds == 0 and program is not None:
+        if not scenario.from_round_start and program is not None:
             for index, entry in enumerate(program):
                 if entry is None or index + 1 in given:
                     continue
                 register = player.registers[index]
-                register.cards = [programs.take(n, setup.line) for n in entry.split("+")]
+                line = scenario.program_lines.get(setup.name, setup.line)
+                register.cards = [programs.take(n, line) for n in entry.split("+")]
         for r in locks_for(player.damage):
             player.registers[r - 1].locked = True
     if len({p.dock for p in state.cplayers}) != len(state.players):
@@ -169,7 +170,7 @@ def build_state(scenario: Any, config: GameConfig) -> ClassicState:
         option_deck += list(reversed(chosen_options))
     state.option_deck = option_deck
     state.round = scenario.round
-    if scenario.run_rounds:
+    if scenario.from_round_start:
         state.round = scenario.round - 1
         state.stage = "round_start"
     else:

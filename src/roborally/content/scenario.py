@@ -53,6 +53,7 @@ class RobotSetup:
     upgrades: list[str] = field(default_factory=list)  # installed upgrade cards (2023)
     reserve: list[str] = field(default_factory=list)  # upgrade cards in reserve (2023)
     memory: list[str] = field(default_factory=list)  # cards parked on Memory Cards (2023)
+    declares_shutdown: int = 0  # line of 'declares shutdown' (2023): shuts down as the run starts
 
 
 @dataclass
@@ -76,12 +77,16 @@ class Scenario:
     robots: list[RobotSetup] = field(default_factory=list)
     priority: str | None = None
     programs: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    program_lines: dict[str, int] = field(default_factory=dict)
     answers: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    answer_lines: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     damage_deck: list[str] | None = None
     damage_discard: list[str] = field(default_factory=list)
     run_from: int = 1
     run_to: int = 5
     run_rounds: int = 0  # >0: run whole rounds from the programming phase
+    run_deal: bool = False  # after the whole rounds, run the next round up to its deal
+    run_line: int = 0
     round: int = 1
     seed: int = 1
     expectations: list[Expectation] = field(default_factory=list)
@@ -91,9 +96,15 @@ class Scenario:
     upgrade_deck: list[str] | None = None  # top first; None: the unused upgrades, shuffled
     upgrade_discard: list[str] = field(default_factory=list)
 
+    @property
+    def from_round_start(self) -> bool:
+        """The run starts at the beginning of a round (``run: round(s)`` or ``... deal``)."""
+        return bool(self.run_rounds or self.run_deal)
+
 
 _ROBOT_RE = re.compile(r"^robot\s+(\w+)\s*:\s*(.*)$")
 _EXPECT_RE = re.compile(r"^expect\s+(?:(\w+)\s+)?([\w ]+?)\s*:\s*(.*)$")
+_SPACE_RE = re.compile(r"^expect\s+space\s+(\S+)\s*:\s*(.*)$")
 
 
 def _split_facing(text: str, err: ScenarioError) -> tuple[Pos, Direction]:
@@ -176,6 +187,18 @@ def parse_scenario(text: str, filename: str = "<scenario>") -> Scenario:
                 )
             scenario.robots.append(current)
             continue
+        space = _SPACE_RE.match(line)
+        if space:
+            try:
+                where = Pos.parse(space.group(1))
+            except ValueError:
+                message = f"expect space: {space.group(1)!r} is not a square x,y"
+                raise fail(lineno, message) from None
+            value = space.group(2).strip()
+            if not value:
+                raise fail(lineno, "expect space x,y: needs 'empty' or the robot standing there")
+            scenario.expectations.append(Expectation(lineno, None, f"space {where}", value))
+            continue
         if line.startswith("expect"):
             match = _EXPECT_RE.match(line)
             if not match:
@@ -228,7 +251,35 @@ _EXPECT_KINDS = {
     "memory",
     "upgrade deck",
     "upgrade discard",
+    "damage count",
+    "round",
 } | CLASSIC_EXPECTATIONS
+
+#: Card lists that ``expect ... LIST contains:`` and ``does not contain:`` can check (robot
+#: lists, then shared piles; the classic editions add their own).
+_LISTS = (
+    "hand",
+    "discard",
+    "deck",
+    "removed",
+    "upgrades",
+    "reserve",
+    "memory",
+    "damage discard",
+    "damage deck",
+    "upgrade discard",
+    "upgrade deck",
+    "options",
+    "program discard",
+    "program deck",
+    "option discard",
+    "option deck",
+)
+#: Piles whose top cards ``expect ... DECK top:`` checks (top first).
+_DECKS = ("deck", "damage deck", "upgrade deck", "program deck", "option deck")
+_EXPECT_KINDS |= {f"{name} contains" for name in _LISTS}
+_EXPECT_KINDS |= {f"{name} does not contain" for name in _LISTS}
+_EXPECT_KINDS |= {f"{name} top" for name in _DECKS}
 
 
 def _cards(value: str) -> list[str]:
@@ -288,6 +339,7 @@ def _top_level(
         if len(entries) != 5:
             raise error(f"a program has 5 registers ('-' for empty), got {len(entries)}")
         scenario.programs[name] = tuple(None if e == "-" else e for e in entries)
+        scenario.program_lines[name] = lineno
     elif key.startswith("answer "):
         parts = key.split()
         if len(parts) != 3 or parts[1] not in names:
@@ -296,11 +348,13 @@ def _top_level(
         if parts[2] not in kinds:
             raise error(f"unknown decision kind {parts[2]!r}; use one of {sorted(kinds)}")
         scenario.answers.setdefault((parts[1], parts[2]), []).append(value)
+        scenario.answer_lines.setdefault((parts[1], parts[2]), []).append(lineno)
     elif key == "damage deck":
         scenario.damage_deck = _cards(value)
     elif key == "damage discard":
         scenario.damage_discard = _cards(value)
     elif key == "run":
+        scenario.run_line = lineno
         _parse_run(scenario, value, error)
     else:
         raise error(f"unknown key {key!r}")
@@ -318,12 +372,27 @@ def _parse_run(scenario: Scenario, value: str, error: object) -> None:
         if not 1 <= lo <= hi <= 5:
             raise error(f"register range {words[1]!r} must lie within 1-5")
         scenario.run_from, scenario.run_to = lo, hi
-    elif words == ["round"]:
-        scenario.run_rounds = 1
-    elif len(words) == 2 and words[0] == "rounds" and words[1].isdigit():
-        scenario.run_rounds = int(words[1])
+    elif words == ["deal"]:
+        scenario.run_deal = True
+    elif words[-2:] == ["then", "deal"] and _rounds(words[:-2]):
+        scenario.run_rounds = _rounds(words[:-2])
+        scenario.run_deal = True
+    elif _rounds(words):
+        scenario.run_rounds = _rounds(words)
     else:
-        raise error("run: expects 'register N', 'registers N-M', 'round' or 'rounds N'")
+        raise error(
+            "run: expects 'register N', 'registers N-M', 'round', 'rounds N', 'deal',"
+            " 'round then deal' or 'rounds N then deal'"
+        )
+
+
+def _rounds(words: list[str]) -> int:
+    """``round`` -> 1, ``rounds N`` -> N, anything else -> 0."""
+    if words == ["round"]:
+        return 1
+    if len(words) == 2 and words[0] == "rounds" and words[1].isdigit() and int(words[1]) > 0:
+        return int(words[1])
+    return 0
 
 
 def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) -> None:
@@ -354,6 +423,10 @@ def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) ->
         robot.archive = _split_facing(rest, fail(lineno, "expected 'archive x,y ARROW'"))
     elif word == "shutdown":
         robot.shutdown = True
+    elif word == "declares":
+        if rest != "shutdown":
+            raise fail(lineno, "expected 'declares shutdown'")
+        robot.declares_shutdown = lineno
     elif word == "rebooted":
         robot.rebooted_this_round = True
     elif word == "upgrades":
@@ -391,10 +464,13 @@ def build_state(scenario: Scenario) -> GameState:
     """The scenario's starting position as a game state."""
     assert scenario.course is not None
     names = tuple(r.name for r in scenario.robots)
+    seated = names
+    if scenario.edition.startswith("classic") and len(names) == 1:
+        seated = (*names, "_")  # the classic games need 2 players; a scenario may show one robot
     try:
         config = GameConfig(
             scenario.course,
-            names,
+            seated,
             seed=scenario.seed,
             edition=scenario.edition,
             variants=scenario.variants,
@@ -402,6 +478,9 @@ def build_state(scenario: Scenario) -> GameState:
         )
     except ValueError as problem:
         raise ScenarioError(scenario.path, 1, 1, str(problem)) from None
+    if seated != names:
+        object.__setattr__(config, "players", names)  # checked above with a stand-in seat
+    _check_shutdown_declarations(scenario)
     if scenario.edition.startswith("classic"):
         from roborally.content.classic_scenario import build_state as build_classic_state
 
@@ -431,7 +510,7 @@ def build_state(scenario: Scenario) -> GameState:
         if setup.deck is not None:
             player.deck = [make(n, setup.line) for n in reversed(setup.deck)]
         program = scenario.programs.get(setup.name)
-        if scenario.run_rounds == 0 and program is not None:
+        if not scenario.from_round_start and program is not None:
             for index, entry in enumerate(program):
                 if entry is None:
                     continue
@@ -445,7 +524,7 @@ def build_state(scenario: Scenario) -> GameState:
                     cards.append(card)
                 player.registers[index].cards = cards
         for register in setup.locked:
-            if program is not None and scenario.run_rounds == 0 and program[register - 1]:
+            if program is not None and not scenario.from_round_start and program[register - 1]:
                 raise ScenarioError(
                     scenario.path,
                     setup.line,
@@ -463,13 +542,41 @@ def build_state(scenario: Scenario) -> GameState:
         player.programmed = True
     _place_upgrades(scenario, state)
     state.round = scenario.round
-    if scenario.run_rounds:
+    if scenario.from_round_start:
         state.round = scenario.round - 1
         state.stage = "round_start"
+    elif any(r.declares_shutdown for r in scenario.robots):
+        state.register = 0
+        state.stage = "shutdown"  # 4.2 step 5: the declaration opens the run (stage_shutdown)
     else:
         state.register = scenario.run_from
         state.stage = "reveal"
     return state
+
+
+def _check_shutdown_declarations(scenario: Scenario) -> None:
+    """``declares shutdown`` (2023) needs a run that starts with register 1."""
+    for robot in scenario.robots:
+        line = robot.declares_shutdown
+        if not line:
+            continue
+        if scenario.edition != "2023":
+            message = (
+                f"robot {robot.name}: 'declares shutdown' is for the 2023 edition; a classic"
+                " robot uses 'announced' or 'powered down'"
+            )
+        elif scenario.from_round_start:
+            message = (
+                f"robot {robot.name}: with a run of whole rounds write 'answer {robot.name}"
+                " shutdown: yes' instead of 'declares shutdown'"
+            )
+        elif scenario.run_from != 1:
+            message = f"robot {robot.name}: 'declares shutdown' needs a run from register 1"
+        elif robot.shutdown:
+            message = f"robot {robot.name}: 'declares shutdown' and 'shutdown' exclude each other"
+        else:
+            continue
+        raise ScenarioError(scenario.path, line, 1, message)
 
 
 def _place_upgrades(scenario: Scenario, state: GameState) -> None:
@@ -512,38 +619,64 @@ def _place_upgrades(scenario: Scenario, state: GameState) -> None:
 
 #: Decision kinds about upgrades: an unanswered one takes its default (use nothing, done).
 _UPGRADE_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
+#: The options that decline a classic option-card question (yes/no, keep a card on an option,
+#: discard an option against damage, use an option weapon instead of the main laser).
+_DECLINE = ("no", "none", "keep", "laser")
+
+
+@dataclass
+class _Answering:
+    """What the run has answered so far: answers used per (robot, kind), and the scenario line
+    behind each decision answered in the current stage (for error messages)."""
+
+    used: dict[tuple[str, str], int] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # decision id -> answer line
 
 
 def _answer(
-    scenario: Scenario, decision: Decision, names: tuple[str, ...], used: dict[tuple[str, str], int]
+    scenario: Scenario, decision: Decision, names: tuple[str, ...], answering: _Answering
 ) -> Action:
     name = names[decision.seat]
+    used = answering.used
     if decision.kind is DecisionKind.PROGRAM:
         program = scenario.programs.get(name)
         if program is None:
             raise _RunError(f"no 'program {name}:' line for decision {decision.id}")
+        answering.lines[decision.id] = _program_line(scenario, name)
         return Action(decision.id, decision.seat, program)
     key = (name, decision.kind.value)
     given = scenario.answers.get(key, [])
     index = used.get(key, 0)
+    if index < len(given):
+        answering.lines[decision.id] = scenario.answer_lines[key][index]
     if decision.kind in _UPGRADE_KINDS:
         options = {" ".join(str(o).split()).lower(): o for o in decision.options}
         if index >= len(given):
             return Action(decision.id, decision.seat, decision.options[0])
         wanted = " ".join(given[index].split()).lower()
         if wanted not in options:
+            answering.lines.pop(decision.id, None)
             if decision.kind is DecisionKind.UPGRADE:
                 # the next answer is for a later question: this one takes its default
                 return Action(decision.id, decision.seat, decision.options[0])
-            raise _RunError(
+            raise ScenarioError(
+                scenario.path,
+                scenario.answer_lines[key][index],
+                1,
                 f"answer {name} {decision.kind.value}: {given[index]!r} is not legal at"
-                f" {decision.id}; the options are: {', '.join(map(str, decision.options))}"
+                f" {decision.id}; the options are: {', '.join(map(str, decision.options))}",
             )
         used[key] = index + 1
         return Action(decision.id, decision.seat, options[wanted])
     if index >= len(given):
-        if decision.kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
+        if decision.kind is DecisionKind.SHUTDOWN:
+            setup = scenario.robots[names.index(name)]
+            return Action(decision.id, decision.seat, bool(setup.declares_shutdown))
+        if decision.kind is DecisionKind.POWER_DOWN:
             return Action(decision.id, decision.seat, False)
+        decline = next((o for o in decision.options if o in _DECLINE), None)
+        if decision.kind is DecisionKind.CHOICE and decline is not None:
+            return Action(decision.id, decision.seat, decline)  # classic: use no option
         raise _RunError(
             f"the game asks {name} for {decision.kind.value} ({decision.id}:"
             f" {decision.prompt}) but the scenario gives no 'answer {name}"
@@ -552,22 +685,46 @@ def _answer(
     used[key] = index + 1
     raw = given[index]
     choice: object = raw
-    if decision.kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
-        choice = raw.lower() in ("yes", "true")
-    elif decision.kind is DecisionKind.CARD_ORDER:
-        choice = tuple(int(x) for x in raw.split())
-    elif decision.kind in (DecisionKind.START_SPACE, DecisionKind.BLOCK_START):
-        choice = int(raw)
+    try:
+        if decision.kind in (DecisionKind.SHUTDOWN, DecisionKind.POWER_DOWN):
+            if raw.lower() not in ("yes", "no", "true", "false"):
+                raise ValueError("answer yes or no")
+            choice = raw.lower() in ("yes", "true")
+        elif decision.kind is DecisionKind.CARD_ORDER:
+            choice = tuple(int(x) for x in raw.split())
+        elif decision.kind in (DecisionKind.START_SPACE, DecisionKind.BLOCK_START):
+            choice = int(raw)
+    except ValueError as problem:
+        raise ScenarioError(
+            scenario.path,
+            scenario.answer_lines[key][index],
+            1,
+            f"answer {name} {decision.kind.value}: cannot read {raw!r} ({problem})",
+        ) from None
     return Action(decision.id, decision.seat, choice)
+
+
+def _program_line(scenario: Scenario, name: str) -> int:
+    """The line of ``program NAME:`` (0 if there is none)."""
+    return scenario.program_lines.get(name, 0)
 
 
 class _RunError(Exception):
     pass
 
 
+#: The stage that follows the deal, by edition family: the hands are dealt (classic) or drawn
+#: (2023) and nobody has programmed yet.
+_AFTER_DEAL = {"classic": "recompile", "2023": "prog_window"}
+
+
 def _stopped(state: GameState, scenario: Scenario, start_round: int) -> bool:
     if state.over:
         return True
+    if scenario.run_deal:
+        family = "classic" if scenario.edition.startswith("classic") else "2023"
+        deal_round = start_round + scenario.run_rounds + 1
+        return state.stage == _AFTER_DEAL[family] and state.round == deal_round
     if scenario.run_rounds:
         return state.stage == "round_start" and state.round >= start_round + scenario.run_rounds
     if scenario.run_to == 5:
@@ -596,11 +753,22 @@ _QUIET = {
 
 
 def run_scenario(scenario: Scenario) -> Result:
-    """Run a parsed scenario; the result lists every expectation that did not hold."""
-    state = build_state(scenario)
+    """Run a parsed scenario; the result lists every expectation that did not hold.
+
+    A position that cannot be built, or an answer the game refuses (an illegal choice), raises
+    :class:`ScenarioError` naming the scenario line at fault (the answer's line where known).
+    """
+    try:
+        state = build_state(scenario)
+    except ScenarioError:
+        raise
+    except Exception as problem:  # any failure to build is the scenario's
+        raise ScenarioError(
+            scenario.path, 1, 1, f"the position cannot be built: {_describe(problem)}"
+        ) from problem
     names = tuple(r.name for r in scenario.robots)
     rules = edition_named(scenario.edition).rules(state)
-    used: dict[tuple[str, str], int] = {}
+    answering = _Answering()
     start_round = state.round
     failures: list[str] = []
     start_events = len(state.events)
@@ -612,18 +780,50 @@ def run_scenario(scenario: Scenario) -> Result:
             try:
                 stage()
                 state.answers.clear()
+                answering.lines.clear()
             except _Suspend as suspend:
                 for decision in suspend.decisions:
                     assert isinstance(decision, Decision)
-                    action = _answer(scenario, decision, names, used)
+                    action = _answer(scenario, decision, names, answering)
                     state.answers[action.decision_id] = action
     except _RunError as error:
         failures.append(f"{scenario.path}: {error}")
+    except ScenarioError:
+        raise
+    except Exception as problem:  # reported with the line that caused it
+        line, answered = _culprit(scenario, answering, problem)
+        message = _describe(problem)
+        if answered:
+            message = f"the game refuses this answer: {message}"
+        raise ScenarioError(scenario.path, line, 1, message) from problem
     events = [e for e in state.events[start_events:] if e.kind not in _QUIET]
     lines = [event_text(e, names) for e in events]
     if not failures:
         failures.extend(_check(scenario, state, names, events, lines))
     return Result(scenario, failures, lines)
+
+
+def _describe(problem: Exception) -> str:
+    """An error as one line: the engine's refusals and bad values by their message, anything
+    else with its type."""
+    text = " ".join(str(problem).split())
+    if isinstance(problem, ValueError) and text:  # ActionError is a ValueError too
+        return text
+    return f"{type(problem).__name__}: {text}" if text else type(problem).__name__
+
+
+def _culprit(scenario: Scenario, answering: _Answering, problem: Exception) -> tuple[int, bool]:
+    """The scenario line behind a failure during the run, and whether it is an answer (or
+    program) line: the answer to the decision the error names, else an answer given to the
+    failing stage, else the ``run:`` line."""
+    text = str(problem)
+    for decision_id, line in answering.lines.items():
+        if decision_id in text and line:
+            return line, True
+    given = [line for line in answering.lines.values() if line]
+    if given:
+        return given[0], True
+    return scenario.run_line or 1, False
 
 
 def _pos_text(pos: Pos | None) -> str:
@@ -680,7 +880,21 @@ def _actual(
     if what == "winner":
         return "none" if state.winner is None else names[state.winner]
     if what == "over":
+        if exp.value.split()[:2] == ["after", "register"] and state.over:
+            ended = [e.register for e in events if e.kind is EventKind.GAME_ENDED]
+            if ended and 1 <= ended[-1] <= 5:
+                return f"after register {ended[-1]}"
         return "yes" if state.over else "no"
+    if what == "round":
+        return str(state.round)
+    if what.startswith("space "):
+        here = Pos.parse(what.split()[1])
+        standing = [names[p.seat] for p in state.players if p.pos == here]
+        return " ".join(standing) or "empty"
+    for suffix in (" contains", " does not contain", " top"):
+        if what.endswith(suffix):
+            listing = _listing(what[: -len(suffix)], state, player)
+            return _list_check(suffix.strip(), listing, exp.value)
     if what == "termination":
         return state.termination if state.over and state.termination else "-"
     if what == "priority":
@@ -702,7 +916,11 @@ def _actual(
     if what == "at":
         if player.pos is None:
             return "off board"
+        if len(exp.value.split()) == 1:  # 'expect A at: 3,2': the square only
+            return str(player.pos)
         return f"{player.pos} {player.facing.letter}"
+    if what == "damage count":
+        return str(_damage_count(player.seat, events))
     if what == "facing":
         return player.facing.letter
     if what == "energy":
@@ -742,6 +960,62 @@ def _actual(
             parts.append(f"facedown:{register.facedown_haywire.name}")
         return f"{number} " + (" ".join(parts) or "-")
     raise AssertionError(what)
+
+
+def _listing(name: str, state: GameState, player: object) -> list[str]:
+    """The card names of a list that ``contains`` / ``top`` checks read: decks top first,
+    the other lists in their order."""
+    if name in ("damage discard", "damage deck", "upgrade discard", "upgrade deck"):
+        cards: list[Card] = getattr(state, name.replace(" ", "_"))
+    elif name in ("program discard", "program deck", "option discard", "option deck"):
+        cards = getattr(state, name.replace(" ", "_"), [])  # classic states only
+    else:
+        assert isinstance(player, Player), f"expect {name} needs a robot"
+        attribute = {"upgrades": "installed", "options": "options"}.get(name, name)
+        cards = getattr(player, attribute, [])
+    names = [c.name for c in cards]
+    return names[::-1] if name.endswith("deck") else names
+
+
+def _card_matches(wanted: str, card: str) -> bool:
+    """A card name, or (classic) a bare type for any card of that type (``move1``)."""
+    return card == wanted or card.split("@", 1)[0] == wanted
+
+
+def _list_check(check: str, cards: list[str], value: str) -> str:
+    """The actual value of a ``contains`` / ``does not contain`` / ``top`` check: the expected
+    value when it holds, else what the list holds."""
+    wanted = _cards(value)
+    shown = " ".join(cards) or "-"
+    if check == "top":
+        return " ".join(cards[: len(wanted)]) or "-"
+    left = list(cards)
+    missing: list[str] = []
+    found: list[str] = []
+    for name in wanted:
+        card = next((c for c in left if _card_matches(name, c)), None)
+        if card is None:
+            missing.append(name)
+        else:
+            left.remove(card)
+            found.append(name)
+    normal = " ".join(wanted) or "-"
+    if check == "contains":
+        return normal if not missing else f"{shown} (no {' '.join(missing)})"
+    return normal if not found else f"{shown} (has {' '.join(found)})"
+
+
+def _damage_count(seat: int, events: list[Event]) -> int:
+    """Damage received during the run: cards (2023), or tokens from hits (classic; not the
+    damage a robot re-enters with)."""
+    count = 0
+    for event in events:
+        if event.kind is EventKind.DAMAGED and event.seat == seat:
+            if event.card is not None or event.amount is None:
+                count += 1
+            elif event.cause != "re-entry":
+                count += event.amount
+    return count
 
 
 def load_scenario(path: str | Path) -> Scenario:
