@@ -318,12 +318,14 @@ class UpgradeRules(Mechanics):
             except Suspend as suspend:  # a caller's "asks" test missed a case: fail loudly
                 raise AssertionError(f"{work.__name__} asked without a snapshot") from suspend
             return
-        events = self.s.events
-        self.s.events = []
+        # The events and the answers are not copied (both grow all game long): a rollback
+        # cuts the events back and keeps the answers as they are.
+        events, answers = self.s.events, self.s.answers
+        self.s.events, self.s.answers = [], {}
         try:
             snapshot = self.s.copy()
         finally:
-            self.s.events = events
+            self.s.events, self.s.answers = events, answers
         mark = len(events)
         try:
             work(*args)
