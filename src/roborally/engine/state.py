@@ -108,9 +108,9 @@ class Register:
     done: list[str] = field(default_factory=list)
 
     def copy(self) -> Register:
-        clone = object.__new__(Register)
-        clone.__dict__ = {**self.__dict__, "cards": list(self.cards), "done": list(self.done)}
-        return clone
+        return Register(
+            list(self.cards), self.revealed, self.locked, self.facedown_haywire, list(self.done)
+        )
 
 
 #: The list fields of a :class:`Player` (its registers are copied one by one).
