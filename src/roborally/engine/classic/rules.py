@@ -994,20 +994,25 @@ class RulesClassic(Rules2023):
         """A push moves the robots in line from its start one square (4.4, A-18, A-19): the
         whole chain or nothing; robots sharing a square ([V1994] start) move together (see
         :meth:`occupants`). Ramming Gear hurts the robot(s) touched, pushed or not
-        (8.3 #20)."""
+        (8.3 #20), once per card: a move that pushes a robot several squares, or pushes it
+        and then bumps it against a wall, rams it once (see :meth:`move`)."""
         if (
             pusher is not None
             and cause in RAM_CAUSES
             and groups
             and self.p(pusher).has("ramming_gear")
         ):
+            rammed = [s for s in groups[0] if self.p(s).pos is not None and s not in self._rammed]
+            self._rammed.update(rammed)
             self.apply_damage(
-                [
-                    Hit(seat, 1, "ramming gear", direction.opposite, pusher)
-                    for seat in groups[0]
-                    if self.p(seat).pos is not None
-                ]
+                [Hit(seat, 1, "ramming gear", direction.opposite, pusher) for seat in rammed]
             )
+
+    def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
+        """A card's movement (each card moves once, also a Dual Processor pair or a Crab
+        Legs sidestep): Ramming Gear starts counting the robots it rams afresh."""
+        self._rammed = set()
+        return super().move(seat, direction, steps, cause)
 
     def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:
         """6.5: a robot that leaves the board or enters a pit is destroyed."""
