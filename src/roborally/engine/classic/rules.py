@@ -64,6 +64,9 @@ PLACE = DecisionKind.REBOOT_FACING
 CHOICE = DecisionKind.CHOICE
 NO_YES = ("no", "yes")
 
+#: The event cause when a radio-controlled robot is free again (its controller was destroyed).
+RC_ENDED = "radio control ended"
+
 #: Causes of movement under which Ramming Gear hurts (the robot's own move, 8.3 #20).
 RAM_CAUSES = frozenset({"card", "crab legs", "dual processor"})
 
@@ -924,6 +927,8 @@ class RulesClassic(Rules2023):
             player = self.p(seat)
             if player.pos is None:
                 continue  # destroyed earlier in this step
+            if owner_seat != seat and player.controlled_by != owner_seat:
+                continue  # the controller was destroyed: control ended (8.3 #19)
             register = self.p(owner_seat).registers[r - 1]
             self.execute(player, register.cards, register.done, owner_seat != seat)
             if self.y94 and self.check_touch_win(by_dock=False):
@@ -1362,7 +1367,7 @@ class RulesClassic(Rules2023):
                 if target.active and nxt.cards and not nxt.locked:
                     self.replace_from_deck(target, nxt, "scrambler")
                     nxt.revealed = False
-            elif weapon == "radio_control" and target.active:
+            elif weapon == "radio_control" and target.active and self.p(shot.seat).active:
                 target.controlled_by = shot.seat
                 self.emit(
                     EventKind.CARD_REPLACED,
@@ -1487,6 +1492,10 @@ class RulesClassic(Rules2023):
         player.hand = []
         player.lives -= 1
         self.emit(EventKind.DESTROYED, seat=seat, pos=where, amount=player.lives, cause=cause)
+        for other in s.cplayers:
+            if other.controlled_by == seat:  # Radio Control ends with its controller (8.3 #19)
+                other.controlled_by = None
+                self.emit(EventKind.CARD_REPLACED, seat=other.seat, other=seat, cause=RC_ENDED)
         if player.lives <= 0:
             player.eliminated = True
             player.reentry = None
