@@ -1568,7 +1568,8 @@ class RulesClassic(Rules2023):
                         cause=None if square == player.pos else "mechanical arm",
                     )
                     break
-            if touched is None:
+            if touched is None and not self.y94:
+                # [V1994] the backup token moves only to a checkpoint credited (004: 56-58)
                 for square in self.reach(player):
                     cell = grid.cell(square)
                     if cell is not None and (cell.checkpoint is not None or cell.repair):
