@@ -951,7 +951,7 @@ class RulesClassic(Rules2023):
                 side = player.facing.turned(ROTATIONS[card_type(turn)])
                 self.move(seat, side, 1, "crab legs")
                 return
-            steps = MOVES[card_type(move)]
+            steps = self.gear(player, card_type(move), remote, pair=True)
             reduce = 2 if card_type(turn) == "u_turn" else 1
             length = max(0, abs(steps) - reduce)
             direction = player.facing if steps > 0 else player.facing.opposite
@@ -963,21 +963,32 @@ class RulesClassic(Rules2023):
         if kind in ROTATIONS:
             self.rotate(seat, ROTATIONS[kind], "card")
             return
-        steps = MOVES[kind]
-        if not remote:
-            if kind == "move1" and player.has("brakes"):
-                if self.yes(seat, "brakes", "Brakes: stay where you are instead of Move 1?"):
-                    steps = 0
-            elif kind == "move3" and player.has("fourth_gear"):
-                if self.yes(seat, "fourth_gear", "Fourth Gear: move 4 squares instead of 3?"):
-                    steps = 4
-            elif kind == "back_up" and player.has("reverse_gear"):  # noqa: SIM102
-                if self.yes(seat, "reverse_gear", "Reverse Gear: back up 2 instead of 1?"):
-                    steps = -2
+        steps = self.gear(player, kind, remote)
         if steps >= 0:
             self.move(seat, player.facing, steps, "card")
         else:
             self.move(seat, player.facing.opposite, -steps, "card")
+
+    def gear(self, player: ClassicPlayer, kind: str, remote: bool, pair: bool = False) -> int:
+        """The squares a move card of type ``kind`` moves (negative: backward), after Brakes,
+        Fourth Gear and Reverse Gear (asked when the card is executed; never for a robot under
+        Radio Control). In a Dual Processor pair (``pair``) the gears change the card's value
+        before the pair takes its square(s) off; Brakes is not asked there, since a Move 1 in a
+        pair moves no square anyway."""
+        steps = MOVES[kind]
+        seat = player.seat
+        if remote:
+            return steps
+        if kind == "move1" and player.has("brakes") and not pair:
+            if self.yes(seat, "brakes", "Brakes: stay where you are instead of Move 1?"):
+                return 0
+        elif kind == "move3" and player.has("fourth_gear"):
+            if self.yes(seat, "fourth_gear", "Fourth Gear: move 4 squares instead of 3?"):
+                return 4
+        elif kind == "back_up" and player.has("reverse_gear"):  # noqa: SIM102
+            if self.yes(seat, "reverse_gear", "Reverse Gear: back up 2 instead of 1?"):
+                return -2
+        return steps
 
     # ------------------------------------------------------------ movement
     # Moves, steps and pushes are :class:`Mechanics`' (the 2023 upgrade hooks stay idle: a
