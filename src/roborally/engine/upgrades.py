@@ -1342,6 +1342,8 @@ class UpgradeRules(Mechanics):
             else:
                 target, end = self.trace_shot(seat, direction)
                 targets = [] if target is None else [target]
+            if not targets:
+                continue  # a robot's shot that hits nothing is no event (docs/rules-2023.md)
             self.emit(
                 EventKind.SHOT,
                 seat=seat,
@@ -1372,6 +1374,8 @@ class UpgradeRules(Mechanics):
         player = self.s.players[seat]
         back = player.facing.opposite
         target, end = self.trace_shot(seat, back)
+        if target is None:
+            return  # hits nothing: no event
         self.emit(
             EventKind.SHOT,
             seat=seat,
@@ -1382,8 +1386,7 @@ class UpgradeRules(Mechanics):
             amount=1,
             cause="rear laser",
         )
-        if target is not None:
-            self.weapon_damage(target, 1, "rear laser")
+        self.weapon_damage(target, 1, "rear laser")
 
     def replacement_weapon(self, seat: int, name: str) -> None:
         player = self.s.players[seat]

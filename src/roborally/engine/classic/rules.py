@@ -1313,7 +1313,9 @@ class RulesClassic(Rules2023):
             player = self.p(shot.seat)
             rear = shot.use == "rear"
             amount = 2 if player.has("double_barreled_laser") and not rear else 1
-            first = shot.groups[0] if shot.groups else []
+            if not shot.groups:
+                continue  # a robot's shot that hits nothing is no event (docs/rules-classic.md)
+            first = shot.groups[0]
             weapon = shot.use.split()[0]
             self.emit(
                 EventKind.SHOT,
@@ -1321,7 +1323,7 @@ class RulesClassic(Rules2023):
                 pos=player.pos,
                 to=shot.end,
                 facing=shot.direction,
-                other=first[0] if first else None,
+                other=first[0],
                 amount=amount,
                 cause=self.shot_cause(shot),
             )
