@@ -1174,7 +1174,7 @@ register_edition(
     Edition(
         id="2023",
         title="RoboRally (2023 edition)",
-        rules_version="2023/2",
+        rules_version="2023/3",
         rules=Rules2023,
         new_state=new_state,
         min_players=1,
