@@ -8,7 +8,7 @@ the game, which ``roborally verify`` (:mod:`roborally.content.fairness`) checks.
 
     roborally-record: 2
     edition: 2023
-    rules: 2023/2
+    rules: 2023/3
     rng: blake2b-ctr/1
     course: tiny
     seed: 0x9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08

@@ -35,7 +35,7 @@ from roborally.engine.events import Event
 from roborally.engine.state import GameConfig, GameState
 
 #: The 2023 edition's rules version (each edition carries its own: ``Game.rules_version``).
-RULES_VERSION = "2023/2"
+RULES_VERSION = "2023/3"
 
 
 class Termination(StrEnum):

@@ -809,8 +809,13 @@ class Rules2023(UpgradeRules):
                 continue
             self.perform(seat, self.effect_of(drawn[index]), register)
 
-    def perform(self, seat: int, effect: str, register: Register) -> None:
-        """Carry out one card action for a robot and note it for Again (5.1, 5.2, 5.7)."""
+    def perform(self, seat: int, effect: str, register: Register, again: bool = False) -> None:
+        """Carry out one card action for a robot and note it for Again (5.1, 5.2, 5.7).
+
+        ``again``: the action is an Again repeating it. Again repeats the card's action (000:
+        390) but is not the card itself, so upgrades that name a card (Drifting, Power Slide,
+        like Brakes) do not follow it (000: 693, 709).
+        """
         player = self.s.players[seat]
         if player.pos is None or not effect:
             return
@@ -822,7 +827,7 @@ class Rules2023(UpgradeRules):
             repeated = previous.done[-1]
             if repeated == "install_permanent":
                 return  # 12-B4 (e): no second free install
-            self.perform(seat, repeated, register)
+            self.perform(seat, repeated, register, again=True)
             return
         register.done.append(effect)
         if effect in MOVE_EFFECTS:
@@ -831,7 +836,7 @@ class Rules2023(UpgradeRules):
             self.move(seat, player.facing.opposite, 1, "card")
         elif effect in ROTATIONS:
             self.rotate(seat, ROTATIONS[effect], "card")
-            if self.s.upgrades:
+            if self.s.upgrades and not again:
                 self.after_rotation(seat, effect, register)
         elif effect in ("crab_left", "crab_right"):
             turn = Turn.LEFT if effect == "crab_left" else Turn.RIGHT
@@ -1169,7 +1174,7 @@ register_edition(
     Edition(
         id="2023",
         title="RoboRally (2023 edition)",
-        rules_version="2023/2",
+        rules_version="2023/3",
         rules=Rules2023,
         new_state=new_state,
         min_players=1,

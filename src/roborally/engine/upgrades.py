@@ -169,7 +169,7 @@ class UpgradeRules(Mechanics):
         self._depth = 0  # nesting of movements; falls of hovering robots settle at 0
         self._hovering: list[int] = []
         self._pushed: list[int] = []  # robots pushed by the resolving card (Modular Chassis)
-        self._rammed: set[int] = set()  # Ramming Gear: once per movement (12-B18)
+        self._rammed: set[int] = set()  # robots pushed by this movement: one push each (000: 542)
         self._spiked: set[tuple[int, int]] = set()  # Spiky: (mover, spiky) once per movement
         self._unit: int | None = None  # whose turn or shot the current unit of work is
         self._counts: dict[tuple[int, str], int] = {}  # numbers repeated decisions in a unit
@@ -996,15 +996,18 @@ class UpgradeRules(Mechanics):
             self.deal_damage(mover, 1, "spiky")
 
     def after_push(self, seat: int, pushed: int, moved: bool) -> None:
-        """Ramming Gear, Piercing Drill, Modular Chassis: pushes by the resolving card (12-C14)."""
-        if not self.s.upgrades or self._activation != seat:
+        """Ramming Gear, Piercing Drill, Modular Chassis: pushes by the resolving card (12-C14).
+
+        A push is a push however far the other robot travels, even 0 spaces against a wall,
+        and a push over several steps of one movement is one push (000: 542, 548): each of
+        the three acts once per movement and pushed robot, whether or not ``moved``.
+        """
+        if not self.s.upgrades or self._activation != seat or pushed in self._rammed:
             return
-        if self.armed(seat, "ramming_gear") and pushed not in self._rammed:
-            self._rammed.add(pushed)
+        self._rammed.add(pushed)
+        if self.armed(seat, "ramming_gear"):
             self.upgrade_event(seat, "ramming_gear", "triggered", other=pushed)
             self.deal_damage(pushed, 1, "ramming gear")
-        if not moved:
-            return
         if pushed not in self._pushed:
             self._pushed.append(pushed)
         target = self.s.players[pushed]
@@ -1341,6 +1344,8 @@ class UpgradeRules(Mechanics):
             else:
                 target, end = self.trace_shot(seat, direction)
                 targets = [] if target is None else [target]
+            if not targets:
+                continue  # a robot's shot that hits nothing is no event (docs/rules-2023.md)
             self.emit(
                 EventKind.SHOT,
                 seat=seat,
@@ -1371,6 +1376,8 @@ class UpgradeRules(Mechanics):
         player = self.s.players[seat]
         back = player.facing.opposite
         target, end = self.trace_shot(seat, back)
+        if target is None:
+            return  # hits nothing: no event
         self.emit(
             EventKind.SHOT,
             seat=seat,
@@ -1381,8 +1388,7 @@ class UpgradeRules(Mechanics):
             amount=1,
             cause="rear laser",
         )
-        if target is not None:
-            self.weapon_damage(target, 1, "rear laser")
+        self.weapon_damage(target, 1, "rear laser")
 
     def replacement_weapon(self, seat: int, name: str) -> None:
         player = self.s.players[seat]

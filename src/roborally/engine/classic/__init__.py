@@ -15,8 +15,11 @@ from roborally.engine.classic.rules import RulesClassic, board_grid, new_state
 from roborally.engine.editions import EDITIONS, Edition
 from roborally.engine.editions import register as register_edition
 
-RULES_VERSION = "classic/2"  # 2: eliminated / last_robot_standing terminations
-RULES_VERSION_1994 = "classic-1994/2"
+#: 2: eliminated / last_robot_standing terminations; 3: Ramming Gear once per card, Radio Control
+#: ends with its controller, Fourth / Reverse Gear in Dual Processor pairs, no event for a shot
+#: that hits nothing, and (1994) the backup token moves only onto a credited checkpoint.
+RULES_VERSION = "classic/3"
+RULES_VERSION_1994 = "classic-1994/3"
 
 if "classic" not in EDITIONS:
     register_edition(

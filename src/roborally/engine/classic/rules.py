@@ -64,6 +64,9 @@ PLACE = DecisionKind.REBOOT_FACING
 CHOICE = DecisionKind.CHOICE
 NO_YES = ("no", "yes")
 
+#: The event cause when a radio-controlled robot is free again (its controller was destroyed).
+RC_ENDED = "radio control ended"
+
 #: Causes of movement under which Ramming Gear hurts (the robot's own move, 8.3 #20).
 RAM_CAUSES = frozenset({"card", "crab legs", "dual processor"})
 
@@ -942,6 +945,8 @@ class RulesClassic(Rules2023):
             player = self.p(seat)
             if player.pos is None:
                 continue  # destroyed earlier in this step (A-44)
+            if owner_seat != seat and player.controlled_by != owner_seat:
+                continue  # the controller was destroyed: control ended (8.3 #19)
             register = self.p(owner_seat).registers[r - 1]
             self.execute(player, register.cards, register.done, owner_seat != seat)
             if self.y94 and self.check_touch_win(by_dock=False):
@@ -964,7 +969,7 @@ class RulesClassic(Rules2023):
                 side = player.facing.turned(ROTATIONS[card_type(turn)])
                 self.move(seat, side, 1, "crab legs")
                 return
-            steps = MOVES[card_type(move)]
+            steps = self.gear(player, card_type(move), remote, pair=True)
             reduce = 2 if card_type(turn) == "u_turn" else 1
             length = max(0, abs(steps) - reduce)
             direction = player.facing if steps > 0 else player.facing.opposite
@@ -976,21 +981,32 @@ class RulesClassic(Rules2023):
         if kind in ROTATIONS:
             self.rotate(seat, ROTATIONS[kind], "card")
             return
-        steps = MOVES[kind]
-        if not remote:
-            if kind == "move1" and player.has("brakes"):
-                if self.yes(seat, "brakes", "Brakes: stay where you are instead of Move 1?"):
-                    steps = 0
-            elif kind == "move3" and player.has("fourth_gear"):
-                if self.yes(seat, "fourth_gear", "Fourth Gear: move 4 squares instead of 3?"):
-                    steps = 4
-            elif kind == "back_up" and player.has("reverse_gear"):  # noqa: SIM102
-                if self.yes(seat, "reverse_gear", "Reverse Gear: back up 2 instead of 1?"):
-                    steps = -2
+        steps = self.gear(player, kind, remote)
         if steps >= 0:
             self.move(seat, player.facing, steps, "card")
         else:
             self.move(seat, player.facing.opposite, -steps, "card")
+
+    def gear(self, player: ClassicPlayer, kind: str, remote: bool, pair: bool = False) -> int:
+        """The squares a move card of type ``kind`` moves (negative: backward), after Brakes,
+        Fourth Gear and Reverse Gear (asked when the card is executed; never for a robot under
+        Radio Control). In a Dual Processor pair (``pair``) the gears change the card's value
+        before the pair takes its square(s) off; Brakes is not asked there, since a Move 1 in a
+        pair moves no square anyway."""
+        steps = MOVES[kind]
+        seat = player.seat
+        if remote:
+            return steps
+        if kind == "move1" and player.has("brakes") and not pair:
+            if self.yes(seat, "brakes", "Brakes: stay where you are instead of Move 1?"):
+                return 0
+        elif kind == "move3" and player.has("fourth_gear"):
+            if self.yes(seat, "fourth_gear", "Fourth Gear: move 4 squares instead of 3?"):
+                return 4
+        elif kind == "back_up" and player.has("reverse_gear"):  # noqa: SIM102
+            if self.yes(seat, "reverse_gear", "Reverse Gear: back up 2 instead of 1?"):
+                return -2
+        return steps
 
     # ------------------------------------------------------------ movement
     # Moves, steps and pushes are :class:`Mechanics`' (the 2023 upgrade hooks stay idle: a
@@ -1012,20 +1028,25 @@ class RulesClassic(Rules2023):
         """A push moves the robots in line from its start one square (4.4, A-18, A-19): the
         whole chain or nothing; robots sharing a square ([V1994] start) move together (see
         :meth:`occupants`). Ramming Gear hurts the robot(s) touched, pushed or not
-        (8.3 #20)."""
+        (8.3 #20), once per card: a move that pushes a robot several squares, or pushes it
+        and then bumps it against a wall, rams it once (see :meth:`move`)."""
         if (
             pusher is not None
             and cause in RAM_CAUSES
             and groups
             and self.p(pusher).has("ramming_gear")
         ):
+            rammed = [s for s in groups[0] if self.p(s).pos is not None and s not in self._rammed]
+            self._rammed.update(rammed)
             self.apply_damage(
-                [
-                    Hit(seat, 1, "ramming gear", direction.opposite, pusher)
-                    for seat in groups[0]
-                    if self.p(seat).pos is not None
-                ]
+                [Hit(seat, 1, "ramming gear", direction.opposite, pusher) for seat in rammed]
             )
+
+    def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
+        """A card's movement (each card moves once, also a Dual Processor pair or a Crab
+        Legs sidestep): Ramming Gear starts counting the robots it rams afresh."""
+        self._rammed = set()
+        return super().move(seat, direction, steps, cause)
 
     def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:
         """6.5: a robot that leaves the board or enters a pit is destroyed."""
@@ -1310,7 +1331,9 @@ class RulesClassic(Rules2023):
             player = self.p(shot.seat)
             rear = shot.use == "rear"
             amount = 2 if player.has("double_barreled_laser") and not rear else 1
-            first = shot.groups[0] if shot.groups else []
+            if not shot.groups:
+                continue  # a robot's shot that hits nothing is no event (docs/rules-classic.md)
+            first = shot.groups[0]
             weapon = shot.use.split()[0]
             self.emit(
                 EventKind.SHOT,
@@ -1318,7 +1341,7 @@ class RulesClassic(Rules2023):
                 pos=player.pos,
                 to=shot.end,
                 facing=shot.direction,
-                other=first[0] if first else None,
+                other=first[0],
                 amount=amount,
                 cause=self.shot_cause(shot),
             )
@@ -1375,7 +1398,7 @@ class RulesClassic(Rules2023):
                 if target.active and nxt.cards and not nxt.locked:
                     self.replace_from_deck(target, nxt, "scrambler")
                     nxt.revealed = False
-            elif weapon == "radio_control" and target.active:
+            elif weapon == "radio_control" and target.active and self.p(shot.seat).active:
                 target.controlled_by = shot.seat
                 self.emit(
                     EventKind.CARD_REPLACED,
@@ -1500,6 +1523,10 @@ class RulesClassic(Rules2023):
         player.hand = []
         player.lives -= 1
         self.emit(EventKind.DESTROYED, seat=seat, pos=where, amount=player.lives, cause=cause)
+        for other in s.cplayers:
+            if other.controlled_by == seat:  # Radio Control ends with its controller (8.3 #19)
+                other.controlled_by = None
+                self.emit(EventKind.CARD_REPLACED, seat=other.seat, other=seat, cause=RC_ENDED)
         if player.lives <= 0:
             player.eliminated = True
             player.reentry = None
@@ -1572,7 +1599,8 @@ class RulesClassic(Rules2023):
                         cause=None if square == player.pos else "mechanical arm",
                     )
                     break
-            if touched is None:
+            if touched is None and not self.y94:
+                # [V1994] the backup token moves only to a checkpoint credited (004: 56-58)
                 for square in self.reach(player):
                     cell = grid.cell(square)
                     if cell is not None and (cell.checkpoint is not None or cell.repair):

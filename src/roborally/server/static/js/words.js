@@ -37,6 +37,7 @@ function replaced(e, who, name) {
   const old = cardsTitle(e.card);
   if (!e.card) {
     if (c === "only rotations") return { text: `${who} has only turn cards in hand and is dealt new ones`, kind: "dim" };
+    if (c === "radio control ended") return { text: `${who} is free of Radio Control: its controller is destroyed`, kind: "dim" };
     return { text: `${who}'s cards are replaced (${c})`, kind: "dim" };
   }
   if (c === "removed from the game") return { text: `${who} takes ${old} out of the game`, kind: "" };
