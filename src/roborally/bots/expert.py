@@ -31,10 +31,9 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+from roborally.bots.common import DECK_2023, BotError
 from roborally.bots.planner import (
-    DECK_2023,
     NUM_REGISTERS,
-    BotError,
     Candidate,
     Me,
     PlannerBot,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from roborally.bots.common import DECK_2023, GOOD_UPGRADES, BotError, register_code
 from roborally.bots.sim import (
     C_AGAIN,
     C_EMPTY,
@@ -58,6 +59,7 @@ from roborally.bots.sim import (
     card_type,
     family_of,
 )
+from roborally.bots.upgrade_play import choose_upgrade, weapon
 from roborally.engine.board import Course, default_start_facing
 from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind
 from roborally.engine.geometry import Direction, Pos
@@ -65,18 +67,6 @@ from roborally.engine.geometry import Direction, Pos
 NUM_REGISTERS = 5
 MAX_ENERGY = 10
 
-#: The 2023 programming deck by card name (public: the rulebook's card list).
-DECK_2023 = {
-    "move1": 4,
-    "move2": 3,
-    "move3": 1,
-    "rotate_right": 4,
-    "rotate_left": 4,
-    "u_turn": 1,
-    "move_back": 1,
-    "power_up": 1,
-    "again": 1,
-}
 #: The classic 84-card deck by type (counts; priorities differ per card).
 DECK_CLASSIC = {
     "u_turn": 6,
@@ -138,10 +128,6 @@ class Me:
     hand: list[str] = field(default_factory=list)
     discard: list[str] = field(default_factory=list)
     upgrades: frozenset[str] = frozenset()  # installed upgrade cards (2023)
-
-
-class BotError(RuntimeError):
-    """The bot cannot model this game (e.g. an unknown course); it falls back to safe play."""
 
 
 # =============================================================================== search
@@ -720,34 +706,6 @@ def course_for(name: str) -> Course:
         raise BotError(str(error)) from None
 
 
-#: Upgrade cards the bots like to install, best first (2023).
-GOOD_UPGRADES = (
-    "firewall",
-    "brakes",
-    "hover_unit",
-    "deflector_shield",
-    "double_barrel_laser",
-    "rail_gun",
-    "ramming_gear",
-    "flash_drive",
-    "spam_filter",
-    "self_diagnostics",
-    "memory_cards",
-    "crab_legs",
-    "drifting",
-    "power_slide",
-    "rear_laser",
-    "recharge",
-    "energy_conversion",
-    "mini_howitzer",
-    "pressor_beam",
-    "tractor_beam",
-    "spiky",
-    "laser_kata",
-    "modular_chassis",
-    "scrambler",
-    "chaos_theory",
-)
 #: Classic option cards by value to the bots, least valuable first (lost first).
 OPTION_VALUE = (
     "recompile",
@@ -902,8 +860,6 @@ class PlannerBot:
 
     def choose_upgrade(self, obs: dict[str, Any], decision: Decision) -> Any:
         """An upgrade question during a round (see :mod:`roborally.bots.upgrade_play`)."""
-        from roborally.bots.upgrade_play import choose_upgrade
-
         return choose_upgrade(self, obs, decision)
 
     def _fallback(self, decision: Decision) -> Any:
@@ -1149,8 +1105,6 @@ class PlannerBot:
                 return options[0]
             return min(cards, key=lambda o: _rank(card_type(o)))
         if what == "weapon":
-            from roborally.bots.upgrade_play import weapon
-
             return weapon(self, obs, decision, options)
         if what == "shield" and "keep" in options:
             # give up the least useful option card when the damage would lock or destroy
@@ -1193,16 +1147,6 @@ class PlannerBot:
         no = search.evaluate(state, r, [plain, *rest], me.reached)
         yes = search.evaluate(state, r, [other, *rest], me.reached)
         return "yes" if yes < no else "no"
-
-
-def register_code(obs: dict[str, Any], seat: int, index: int) -> int:
-    """The card code of ``seat``'s register ``index`` (0-based) as far as the seat may see it
-    (a Crab Legs pair is one sidestep; an empty or hidden register is :data:`C_EMPTY`)."""
-    regs = obs["players"][seat].get("registers", [])
-    cards = regs[index].get("cards") if 0 <= index < len(regs) else None
-    if not cards:
-        return C_EMPTY
-    return card_code("+".join(cards), family_of(obs.get("edition", "2023")))
 
 
 def _rank(kind: str) -> int:

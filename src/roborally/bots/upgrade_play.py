@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from roborally.bots.common import DECK_2023, GOOD_UPGRADES, BotError, register_code
 from roborally.bots.sim import (
     C_EMPTY,
     C_UNKNOWN,
@@ -96,8 +97,6 @@ class Moment:
         self.model = self.search.model
         self.register = max(1, int(obs.get("register", 1) or 1))
         self.rest = bot._remaining(obs, self.me.seat, self.register)
-        from roborally.bots.planner import register_code
-
         self.card = register_code(obs, self.me.seat, self.register - 1)
         self.last = (
             register_code(obs, self.me.seat, self.register - 2) if self.register > 1 else C_EMPTY
@@ -172,8 +171,6 @@ def _player_pos(obs: dict[str, Any], seat: int) -> tuple[Pos | None, Direction]:
 
 
 def _rank(name: str) -> int:
-    from roborally.bots.planner import GOOD_UPGRADES
-
     return GOOD_UPGRADES.index(name) if name in GOOD_UPGRADES else len(GOOD_UPGRADES)
 
 
@@ -299,8 +296,6 @@ def program_window(
     bot: PlannerBot, obs: dict[str, Any], decision: Decision, options: list[str]
 ) -> Any:
     """Before programming: clear damage from the hand, dig for cards, top up energy."""
-    from roborally.bots.planner import DECK_2023
-
     own = obs["players"][obs["seat"]]
     hand = own.get("hand") if isinstance(own.get("hand"), list) else []
     damage = sum(1 for n in hand or [] if n not in DECK_2023)
@@ -332,8 +327,6 @@ def memory_swap(
 ) -> Any:
     """Put back a card this round's best program does not use, the most useful one first
     (it comes back next round); damage cards only when nothing else is left."""
-    from roborally.bots.planner import DECK_2023, BotError
-
     hand = [str(n) for n in decision.info.get("hand", [])]
     spare = list(hand)
     try:
@@ -380,8 +373,6 @@ def self_diagnostics(
     bot: PlannerBot, obs: dict[str, Any], decision: Decision, options: list[str]
 ) -> Any:
     """Take a damage card out of the game (from the hand first); keep the regular cards."""
-    from roborally.bots.planner import DECK_2023
-
     for where in ("hand", "discard"):
         for option in options:
             verb, _, name = option.partition(" ")

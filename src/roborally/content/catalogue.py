@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import import_module
 from typing import Any
 
@@ -58,3 +59,27 @@ def _catalogue_2023() -> dict[str, list[dict[str, Any]]]:
         return sections
     sections["upgrade_cards"] = upgrades.catalogue()
     return sections
+
+
+@cache  # bounded: the server asks only for known editions
+def cards_json(edition: str) -> dict[str, Any] | None:
+    """The cards of ``edition`` by id as the web page reads them (``/api/web/cards``), or
+    ``None`` for an unknown edition."""
+    try:
+        sections = catalogue(edition)
+    except ValueError:
+        return None
+    cards: dict[str, dict[str, Any]] = {}
+    for section, entries in sections.items():
+        for card in entries:
+            entry = {
+                "name": card.get("name", card["id"]),
+                "type": card.get("type", section),
+                "text": card.get("text", ""),
+                "section": section,
+            }
+            for key in ("cost", "priority"):
+                if key in card:
+                    entry[key] = card[key]
+            cards[str(card["id"])] = entry
+    return {"v": 1, "edition": edition, "cards": cards}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roborally.content.scenario_error import ScenarioError
 from roborally.engine.cards import Card
 from roborally.engine.classic.model import (
     NUM_REGISTERS,
@@ -53,8 +54,6 @@ EXPECTATIONS = frozenset(
 
 
 def _error(scenario: Any, line: int, message: str) -> Exception:
-    from roborally.content.scenario import ScenarioError
-
     return ScenarioError(scenario.path, line, 1, message)
 
 

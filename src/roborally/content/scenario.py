@@ -14,6 +14,7 @@ from pathlib import Path
 
 from roborally.content.boardtext import BoardFormatError, parse_board
 from roborally.content.classic_scenario import EXPECTATIONS as CLASSIC_EXPECTATIONS
+from roborally.content.scenario_error import ScenarioError as ScenarioError
 from roborally.engine.board import Course
 from roborally.engine.cards import PROGRAMMING_CARDS, Card
 from roborally.engine.decisions import Action, Decision, DecisionKind
@@ -23,14 +24,6 @@ from roborally.engine.geometry import Direction, Pos
 from roborally.engine.mechanics import Suspend as _Suspend
 from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import VARIANTS, GameConfig, GameState, Player, Register
-
-
-class ScenarioError(ValueError):
-    """A malformed scenario file; ``str()`` is ``file:line:column: message``."""
-
-    def __init__(self, filename: str, line: int, column: int, message: str) -> None:
-        self.filename, self.line, self.column, self.message = filename, line, column, message
-        super().__init__(f"{filename}:{line}:{column}: {message}")
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The 40 upgrade cards of the 2023 edition (spec 1.5, 4.1, 4.5, 9 and 12-B7..B24, 12-C5..C15).
 
-Card data (names, costs, texts, source lines) lives in ``content/data/cards/upgrades-2023.json``
+Card data (names, costs, texts, source lines) lives in ``engine/data/cards/upgrades-2023.json``
 and is validated against :data:`IMPLEMENTED` when it loads. This module holds the rules:
 :class:`UpgradeRules` is mixed into :class:`~roborally.engine.rules2023.Rules2023` and provides
 
@@ -26,7 +26,6 @@ so games in which nobody holds upgrades ask nothing beyond the upgrade phase its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -38,54 +37,12 @@ from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Mechanics, Suspend
 from roborally.engine.rng import UPGRADE_STREAM, make_rng
 from roborally.engine.state import MAX_ENERGY, NUM_REGISTERS, GameState, Player, Register
+from roborally.engine.upgrade_cards import IMPLEMENTED as IMPLEMENTED
+from roborally.engine.upgrade_cards import MOVEMENT as MOVEMENT
+from roborally.engine.upgrade_cards import PERMANENT as PERMANENT
+from roborally.engine.upgrade_cards import TEMPORARY as TEMPORARY
+from roborally.engine.upgrade_cards import UpgradeSpec, load_upgrades
 
-PERMANENT = (
-    "brakes",
-    "double_barrel_laser",
-    "drifting",
-    "firewall",
-    "memory_cards",
-    "crab_legs",
-    "laser_kata",
-    "hover_unit",
-    "scrambler",
-    "mini_howitzer",
-    "modular_chassis",
-    "energy_conversion",
-    "pressor_beam",
-    "rail_gun",
-    "self_diagnostics",
-    "deflector_shield",
-    "power_slide",
-    "ramming_gear",
-    "rear_laser",
-    "tractor_beam",
-    "spam_filter",
-    "chaos_theory",
-    "flash_drive",
-    "spiky",
-)
-TEMPORARY = (
-    "abort_switch",
-    "boink",
-    "piercing_drill",
-    "displacing_blast",
-    "zoop",
-    "memory_swap",
-    "rewire",
-    "magnetic",
-    "switch",
-    "recharge",
-    "re_initialize",
-    "calibration_protocol",
-    "overclocked",
-    "pressure_release",
-    "all_aboard",
-    "lucky_booster",
-)
-IMPLEMENTED = PERMANENT + TEMPORARY
-#: Temporary upgrades usable only right before or after your own register card (9.1.6).
-MOVEMENT = ("boink", "zoop", "switch", "overclocked", "pressure_release", "all_aboard")
 #: Weapons used "instead of firing your main laser" (9.1.5): at most one per register.
 REPLACEMENT_WEAPONS = (
     "scrambler",
@@ -105,29 +62,9 @@ BLUE = frozenset({BeltColor.BLUE})
 GREEN = frozenset({BeltColor.GREEN})
 
 
-@dataclass(frozen=True, slots=True)
-class UpgradeSpec:
-    """One upgrade card as the data file describes it."""
-
-    id: str
-    name: str
-    name_uk: str
-    type: str  # "permanent" or "temporary"
-    cost: int
-    movement: bool
-    text: str
-    source: str
-
-    @property
-    def permanent(self) -> bool:
-        return self.type == "permanent"
-
-
 @cache
 def upgrade_specs() -> dict[str, UpgradeSpec]:
     """The shipped upgrade cards by id (loaded and validated from the data file)."""
-    from roborally.content.upgrades import load_upgrades  # content depends on the engine
-
     return {spec.id: spec for spec in load_upgrades()}
 
 

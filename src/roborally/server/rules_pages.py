@@ -32,7 +32,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from roborally.content.boardtext import parse_board
-from roborally.content.catalogue import catalogue
+from roborally.content.catalogue import cards_json, catalogue
 from roborally.engine.board import Board, Course, Grid
 from roborally.engine.editions import all_editions
 from roborally.engine.geometry import Direction, Pos
@@ -338,8 +338,6 @@ def _priority_types(
 
 def _card_sections(edition: str, data: dict[str, Any]) -> tuple[list[str], list[tuple[str, str]]]:
     """The card sections (HTML) and their contents entries (anchor, title)."""
-    from roborally.server.web_extras import cards_json  # the page's own card endpoint
-
     served = cards_json(edition)
     assert served is not None, edition
     entries = {

@@ -20,14 +20,13 @@ Mount them before the static files::
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from roborally.content.catalogue import catalogue
+from roborally.content.catalogue import cards_json
 from roborally.content.courses import list_courses
 from roborally.engine.editions import all_editions, edition
 from roborally.render import board_layer
@@ -74,28 +73,6 @@ async def board_svg(request: Request) -> Response:
     if text is None:
         return _error(404, "unknown_course", f"no course {course[:40]!r}")
     return Response(text, media_type="image/svg+xml", headers={"Cache-Control": CACHE})
-
-
-@cache  # bounded: only known editions are asked for (see cards)
-def cards_json(edition: str) -> dict[str, Any] | None:
-    try:
-        sections = catalogue(edition)
-    except ValueError:
-        return None
-    cards: dict[str, dict[str, Any]] = {}
-    for section, entries in sections.items():
-        for card in entries:
-            entry = {
-                "name": card.get("name", card["id"]),
-                "type": card.get("type", section),
-                "text": card.get("text", ""),
-                "section": section,
-            }
-            for key in ("cost", "priority"):
-                if key in card:
-                    entry[key] = card[key]
-            cards[str(card["id"])] = entry
-    return {"v": 1, "edition": edition, "cards": cards}
 
 
 async def cards(request: Request) -> Response:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from roborally.engine.board import BeltColor, Course, Grid
 from roborally.engine.cards import Card
+from roborally.engine.classic.cards import option_cards, program_deck
 from roborally.engine.classic.model import (
     ABLATIVE_CAPACITY,
     DESTROYED_AT,
@@ -165,8 +166,6 @@ def board_grid(course: Course, variants: frozenset[str]) -> Grid:
 
 def setup_state(config: GameConfig) -> ClassicState:
     """The state before robots are placed: players, shuffled decks, dock numbers."""
-    from roborally.content.classic_cards import option_cards, program_deck
-
     grid = board_grid(config.course, config.variants)
     rng = make_rng(config.seed, config.rng)
     n = len(config.players)

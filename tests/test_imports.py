@@ -1,0 +1,295 @@
+"""The package's layering (README.md, "Layout"): each layer imports only the layers before it,
+the engine imports nothing above it, and no two modules of ``roborally`` import each other.
+
+The modules are read with :mod:`ast`, not imported: every ``import`` and ``from ... import``
+counts, at module level and inside functions (a lazy import is still a dependency), and so does
+``importlib.import_module("roborally....")`` with a literal name; imports under
+``if TYPE_CHECKING:`` do not (they are for the type checker only and never run).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import roborally
+
+ROOT = Path(roborally.__file__).resolve().parent
+PACKAGE = "roborally"
+
+#: The layers, lowest first (README.md, "Layout"). A module belongs to the layer of the
+#: longest prefix that names it; ``roborally.api`` (the Python API over games and bots) sits
+#: with the bots and ``roborally.gallery`` (it draws the courses) with the renderer.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("engine", ("roborally.engine",)),
+    ("content", ("roborally.content",)),
+    ("render", ("roborally.render", "roborally.gallery")),
+    ("bots", ("roborally.bots", "roborally.api")),
+    ("server", ("roborally.server",)),
+    ("cli", ("roborally.cli",)),
+)
+#: Known imports that close a cycle, to be cut (each must still exist, so the list only
+#: shrinks). The edition registry loads the built-in rulesets lazily (``editions`` imports
+#: ``rules2023`` and ``classic``, which import ``editions`` to register themselves and
+#: ``state``), and ``GameConfig`` (``state``) looks its edition up there to check the
+#: variants and the number of players.
+KNOWN_CYCLE_IMPORTS = frozenset(
+    {
+        ("roborally.engine.state", "roborally.engine.editions"),
+        ("roborally.engine.editions", "roborally.engine.rules2023"),
+        ("roborally.engine.editions", "roborally.engine.classic"),
+    }
+)
+#: What the engine must never import (nothing of the layers above it).
+ABOVE_ENGINE = tuple(prefix for _, prefixes in LAYERS[1:] for prefix in prefixes)
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement of ``module``: what it imports, at which line of which file."""
+
+    module: str
+    target: str
+    path: Path
+    line: int
+
+    def __str__(self) -> str:
+        where = self.path.relative_to(ROOT.parent)
+        return f"{where}:{self.line}: {self.module} imports {self.target}"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(ROOT.rglob("*.py"))}
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:``."""
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute module name of a ``from`` import (relative ones included)."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base.pop()
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def targets(name: str, names: list[str]) -> list[str]:
+    """The package modules that ``from name import names`` loads: each imported name that is a
+    submodule, and the module ``name`` itself for the others."""
+    known = modules()
+    found = [f"{name}.{alias}" for alias in names if f"{name}.{alias}" in known]
+    if len(found) < len(names):
+        found.append(name)
+    return found
+
+
+def imports_of(module: str, path: Path) -> list[Import]:
+    """Every import of ``module`` into the ``roborally`` package, but those for type checking."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    is_package = path.name == "__init__.py"
+    found: list[Import] = []
+
+    def add(target: str, node: ast.AST) -> None:
+        if target == PACKAGE or target.startswith(PACKAGE + "."):
+            found.append(Import(module, target, path, getattr(node, "lineno", 0)))
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name, node)
+        elif isinstance(node, ast.ImportFrom):
+            name = resolve(module, is_package, node)
+            for target in targets(name, [alias.name for alias in node.names]):
+                add(target, node)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name | ast.Attribute)
+            and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr)
+            == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            add(node.args[0].value, node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+@cache
+def all_imports() -> tuple[Import, ...]:
+    return tuple(imp for module, path in modules().items() for imp in imports_of(module, path))
+
+
+def layer_of(module: str) -> int | None:
+    best: tuple[int, int] | None = None  # (prefix length, layer)
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (
+                best is None or len(prefix) > best[0]
+            ):
+                best = (len(prefix), index)
+    return None if best is None else best[1]
+
+
+def graph() -> dict[str, dict[str, Import]]:
+    """module -> {imported module: the first import of it}, within the package."""
+    known = modules()
+    edges: dict[str, dict[str, Import]] = {name: {} for name in known}
+    for imp in all_imports():
+        if imp.target in known and imp.target != imp.module:
+            edges[imp.module].setdefault(imp.target, imp)
+    return edges
+
+
+def find_cycle(edges: dict[str, dict[str, Import]]) -> list[Import] | None:
+    """One import cycle (its imports in order), or ``None``."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[Import] = []
+
+    def dfs(node: str) -> list[Import] | None:
+        state[node] = 1
+        for target, imp in sorted(edges[node].items()):
+            if state.get(target) == 1:
+                start = next(i for i, step in enumerate(path) if step.module == target)
+                return [*path[start:], imp] if path else [imp]
+            if target not in state:
+                path.append(imp)
+                cycle = dfs(target)
+                if cycle is not None:
+                    return cycle
+                path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state:
+            cycle = dfs(node)
+            if cycle is not None:
+                return cycle
+    return None
+
+
+# ------------------------------------------------------------------------------- tests
+def test_the_scan_sees_the_package() -> None:
+    found = modules()
+    assert "roborally.engine.game" in found
+    assert "roborally.engine.classic.rules" in found
+    assert "roborally.server.app" in found
+    assert len(all_imports()) > 100
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = [name for name in modules() if name != PACKAGE and layer_of(name) is None]
+    assert not missing, f"modules in no layer (add them to LAYERS in this test): {missing}"
+
+
+def test_the_package_root_imports_nothing() -> None:
+    bad = [str(imp) for imp in all_imports() if imp.module == PACKAGE]
+    assert not bad, "roborally/__init__.py is imported by every module:\n" + "\n".join(bad)
+
+
+def test_the_engine_imports_nothing_above_it() -> None:
+    bad = [
+        str(imp)
+        for imp in all_imports()
+        if imp.module.startswith("roborally.engine")
+        and any(imp.target == p or imp.target.startswith(p + ".") for p in ABOVE_ENGINE)
+    ]
+    assert not bad, "the engine imports a layer above it:\n" + "\n".join(bad)
+
+
+def test_each_layer_imports_only_the_layers_before_it() -> None:
+    bad: list[str] = []
+    for imp in all_imports():
+        source, target = layer_of(imp.module), layer_of(imp.target)
+        if source is not None and target is not None and target > source:
+            bad.append(f"{imp} (layer {LAYERS[source][0]} imports {LAYERS[target][0]})")
+    assert not bad, "imports that go up the layers:\n" + "\n".join(bad)
+
+
+def test_no_import_cycles() -> None:
+    edges = graph()
+    for module, target in KNOWN_CYCLE_IMPORTS:
+        edges[module].pop(target, None)
+    cycle = find_cycle(edges)
+    assert cycle is None, "an import cycle:\n" + "\n".join(str(imp) for imp in cycle)
+
+
+def test_the_known_cycle_imports_still_exist() -> None:
+    edges = graph()
+    gone = sorted(pair for pair in KNOWN_CYCLE_IMPORTS if pair[1] not in edges[pair[0]])
+    assert not gone, f"no longer imported: remove them from KNOWN_CYCLE_IMPORTS: {gone}"
+
+
+# ------------------------------------------------------------- the scanner's own checks
+def scan(tmp_path: Path, name: str, source: str) -> list[str]:
+    """The imports the scanner finds in ``source`` as the module ``name``."""
+    file = tmp_path / "x.py"
+    file.write_text(source, encoding="utf-8")
+    return [imp.target for imp in imports_of(name, file)]
+
+
+def test_scanner_counts_lazy_imports_and_skips_type_checking(tmp_path: Path) -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import roborally.engine.state\n"
+        "from roborally.engine import game, nothing_here\n"
+        "from . import events\n"
+        "from .cards import Card\n"
+        "if TYPE_CHECKING:\n"
+        "    from roborally.bots.planner import PlannerBot\n"
+        "else:\n"
+        "    from roborally.engine import rng\n"
+        "def f():\n"
+        "    from roborally.content.cards import damage_deck\n"
+        "    import_module('roborally.server.app')\n"
+    )
+    assert scan(tmp_path, "roborally.engine.x", source) == [
+        "roborally.engine.state",
+        "roborally.engine.game",
+        "roborally.engine",
+        "roborally.engine.events",
+        "roborally.engine.cards",
+        "roborally.engine.rng",
+        "roborally.content.cards",
+        "roborally.server.app",
+    ]
+
+
+def test_cycle_finder_reports_the_cycle() -> None:
+    here = ROOT / "x.py"
+    edges: dict[str, dict[str, Import]] = {
+        "a": {"b": Import("a", "b", here, 1)},
+        "b": {"c": Import("b", "c", here, 2)},
+        "c": {"a": Import("c", "a", here, 3)},
+        "d": {"a": Import("d", "a", here, 4)},
+    }
+    cycle = find_cycle(edges)
+    assert cycle is not None
+    assert [(imp.module, imp.target) for imp in cycle] == [("a", "b"), ("b", "c"), ("c", "a")]
+    del edges["c"]["a"]
+    assert find_cycle(edges) is None
