@@ -30,18 +30,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("server", ("roborally.server",)),
     ("cli", ("roborally.cli",)),
 )
-#: Known imports that close a cycle, to be cut (each must still exist, so the list only
-#: shrinks). The edition registry loads the built-in rulesets lazily (``editions`` imports
-#: ``rules2023`` and ``classic``, which import ``editions`` to register themselves and
-#: ``state``), and ``GameConfig`` (``state``) looks its edition up there to check the
-#: variants and the number of players.
-KNOWN_CYCLE_IMPORTS = frozenset(
-    {
-        ("roborally.engine.state", "roborally.engine.editions"),
-        ("roborally.engine.editions", "roborally.engine.rules2023"),
-        ("roborally.engine.editions", "roborally.engine.classic"),
-    }
-)
 #: What the engine must never import (nothing of the layers above it).
 ABOVE_ENGINE = tuple(prefix for _, prefixes in LAYERS[1:] for prefix in prefixes)
 
@@ -232,17 +220,8 @@ def test_each_layer_imports_only_the_layers_before_it() -> None:
 
 
 def test_no_import_cycles() -> None:
-    edges = graph()
-    for module, target in KNOWN_CYCLE_IMPORTS:
-        edges[module].pop(target, None)
-    cycle = find_cycle(edges)
+    cycle = find_cycle(graph())
     assert cycle is None, "an import cycle:\n" + "\n".join(str(imp) for imp in cycle)
-
-
-def test_the_known_cycle_imports_still_exist() -> None:
-    edges = graph()
-    gone = sorted(pair for pair in KNOWN_CYCLE_IMPORTS if pair[1] not in edges[pair[0]])
-    assert not gone, f"no longer imported: remove them from KNOWN_CYCLE_IMPORTS: {gone}"
 
 
 # ------------------------------------------------------------- the scanner's own checks

@@ -2,7 +2,10 @@
 
 The core never branches on an edition's name; :class:`roborally.engine.game.Game` looks the
 edition up here. A new ruleset subclasses :class:`roborally.engine.mechanics.Mechanics` (or an
-existing ruleset), implements the stage methods, and calls :func:`register`.
+existing ruleset), implements the stage methods, and is registered with :func:`register`; the
+shipped ones are registered here from their modules' facts, so no rules module imports this
+registry. Importing ``roborally.engine`` loads this module, which adds the edition check to
+every new :class:`~roborally.engine.state.GameConfig`.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from roborally.engine.state import CONFIG_CHECKS, GameConfig, GameState
+
 if TYPE_CHECKING:
     from roborally.engine.board import Course, Grid
     from roborally.engine.rules2023 import Rules2023
-    from roborally.engine.state import GameConfig, GameState
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,66 @@ def all_editions() -> list[Edition]:
 
 
 def _load_builtin() -> None:
+    """Register the shipped editions from their rules modules' facts (the rules modules do
+    not import this registry, so the engine has no import cycle)."""
     if "2023" not in EDITIONS:
-        from roborally.engine import rules2023  # noqa: F401 - registers itself
+        from roborally.engine import rules2023, state
+
+        register(
+            Edition(
+                id="2023",
+                title=rules2023.TITLE,
+                rules_version=rules2023.RULES_VERSION,
+                rules=rules2023.Rules2023,
+                new_state=rules2023.new_state,
+                min_players=rules2023.MIN_PLAYERS,
+                max_players=rules2023.MAX_PLAYERS,
+                variants=state.VARIANTS,
+                grid=rules2023.board_grid,
+            )
+        )
     if "classic" not in EDITIONS:
-        from roborally.engine import classic  # noqa: F401 - registers classic, classic-1994
+        from roborally.engine import classic
+
+        for edition_id, title, version, variants in (
+            ("classic", classic.TITLE, classic.RULES_VERSION, classic.CLASSIC_VARIANTS),
+            (
+                "classic-1994",
+                classic.TITLE_1994,
+                classic.RULES_VERSION_1994,
+                classic.CLASSIC_1994_VARIANTS,
+            ),
+        ):
+            register(
+                Edition(
+                    id=edition_id,
+                    title=title,
+                    rules_version=version,
+                    rules=classic.RulesClassic,
+                    new_state=classic.new_state,
+                    min_players=classic.MIN_PLAYERS,
+                    max_players=classic.MAX_PLAYERS,
+                    variants=variants,
+                    grid=classic.board_grid,
+                )
+            )
+
+
+def check_config(config: GameConfig) -> None:
+    """A new game's settings must fit its edition: known variants, a number of players it
+    takes (run by ``GameConfig`` itself, see :data:`roborally.engine.state.CONFIG_CHECKS`)."""
+    rules = edition(config.edition)
+    unknown = set(config.variants) - set(rules.variants)
+    if unknown:
+        raise ValueError(
+            f"unknown variant(s) for the {rules.id} edition: {', '.join(sorted(unknown))}"
+            f" (known: {', '.join(rules.variants)})"
+        )
+    if not rules.min_players <= len(config.players) <= rules.max_players:
+        raise ValueError(
+            f"the {rules.id} edition needs {rules.min_players} to {rules.max_players}"
+            f" players, got {len(config.players)}"
+        )
+
+
+CONFIG_CHECKS.append(check_config)

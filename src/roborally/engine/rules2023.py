@@ -25,8 +25,6 @@ from roborally.engine.decisions import (
     IllegalActionError,
     InvalidActionError,
 )
-from roborally.engine.editions import Edition
-from roborally.engine.editions import register as register_edition
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Suspend
@@ -36,7 +34,6 @@ from roborally.engine.state import (
     MAX_ENERGY,
     NUM_REGISTERS,
     START_ENERGY,
-    VARIANTS,
     GameConfig,
     GameState,
     Player,
@@ -1170,16 +1167,8 @@ class Rules2023(UpgradeRules):
         return self.s.grid.course.reboot_damage
 
 
-register_edition(
-    Edition(
-        id="2023",
-        title="RoboRally (2023 edition)",
-        rules_version="2023/3",
-        rules=Rules2023,
-        new_state=new_state,
-        min_players=1,
-        max_players=6,
-        variants=VARIANTS,
-        grid=board_grid,
-    )
-)
+#: The edition's facts, read by :mod:`roborally.engine.editions` (which registers it).
+TITLE = "RoboRally (2023 edition)"
+RULES_VERSION = "2023/3"
+MIN_PLAYERS = 1
+MAX_PLAYERS = 6

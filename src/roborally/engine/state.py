@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,12 @@ MAX_ENERGY = 10
 START_ENERGY = 3
 
 
+#: Checks every new :class:`GameConfig` runs (it raises ``ValueError``). The edition registry
+#: (:mod:`roborally.engine.editions`, loaded with the ``roborally.engine`` package) adds the
+#: edition's own (known variants, number of players): the state knows no edition.
+CONFIG_CHECKS: list[Callable[[GameConfig], None]] = []
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """Everything that defines a game before the first decision.
@@ -72,21 +79,9 @@ class GameConfig:
     rng: str = RNG_VERSION
 
     def __post_init__(self) -> None:
-        from roborally.engine.editions import edition
-
         check_seed(self.seed, self.rng)
-        rules = edition(self.edition)
-        unknown = set(self.variants) - set(rules.variants)
-        if unknown:
-            raise ValueError(
-                f"unknown variant(s) for the {rules.id} edition: {', '.join(sorted(unknown))}"
-                f" (known: {', '.join(rules.variants)})"
-            )
-        if not rules.min_players <= len(self.players) <= rules.max_players:
-            raise ValueError(
-                f"the {rules.id} edition needs {rules.min_players} to {rules.max_players}"
-                f" players, got {len(self.players)}"
-            )
+        for check in CONFIG_CHECKS:
+            check(self)
         if self.first_player is not None and not 0 <= self.first_player < len(self.players):
             raise ValueError(f"first_player {self.first_player} is not a seat")
 

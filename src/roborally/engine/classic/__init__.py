@@ -1,6 +1,6 @@
 """The classic RoboRally rules: ``classic`` (2005, the default) and ``classic-1994``.
 
-Importing this package registers both editions (``roborally.engine.editions``).
+:mod:`roborally.engine.editions` registers both editions from the facts here.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from roborally.engine.classic.model import (
     ClassicState,
 )
 from roborally.engine.classic.rules import RulesClassic, board_grid, new_state
-from roborally.engine.editions import EDITIONS, Edition
-from roborally.engine.editions import register as register_edition
 
 #: 2: eliminated / last_robot_standing terminations; 3: Ramming Gear once per card, Radio Control
 #: ends with its controller, Fourth / Reverse Gear in Dual Processor pairs, no event for a shot
@@ -21,32 +19,23 @@ from roborally.engine.editions import register as register_edition
 RULES_VERSION = "classic/3"
 RULES_VERSION_1994 = "classic-1994/3"
 
-if "classic" not in EDITIONS:
-    register_edition(
-        Edition(
-            id="classic",
-            title="RoboRally (classic rules, 2005)",
-            rules_version=RULES_VERSION,
-            rules=RulesClassic,
-            new_state=new_state,
-            min_players=2,
-            max_players=8,
-            variants=CLASSIC_VARIANTS,
-            grid=board_grid,
-        )
-    )
-    register_edition(
-        Edition(
-            id="classic-1994",
-            title="RoboRally (classic rules, 1994 variant)",
-            rules_version=RULES_VERSION_1994,
-            rules=RulesClassic,
-            new_state=new_state,
-            min_players=2,
-            max_players=8,
-            variants=CLASSIC_1994_VARIANTS,
-            grid=board_grid,
-        )
-    )
+TITLE = "RoboRally (classic rules, 2005)"
+TITLE_1994 = "RoboRally (classic rules, 1994 variant)"
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
 
-__all__ = ["ClassicPlayer", "ClassicState", "RulesClassic", "new_state"]
+__all__ = [
+    "CLASSIC_1994_VARIANTS",
+    "CLASSIC_VARIANTS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "RULES_VERSION",
+    "RULES_VERSION_1994",
+    "TITLE",
+    "TITLE_1994",
+    "ClassicPlayer",
+    "ClassicState",
+    "RulesClassic",
+    "board_grid",
+    "new_state",
+]
