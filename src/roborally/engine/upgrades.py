@@ -255,8 +255,8 @@ class UpgradeRules(Mechanics):
             except Suspend as suspend:  # a caller's "asks" test missed a case: fail loudly
                 raise AssertionError(f"{work.__name__} asked without a snapshot") from suspend
             return
-        # The events and the answers are not copied (both grow all game long): a rollback
-        # cuts the events back and keeps the answers as they are.
+        # The events (all of the game's) and the answers (those of this stage) are not
+        # copied: a rollback cuts the events back and keeps the answers as they are.
         events, answers = self.s.events, self.s.answers
         self.s.events, self.s.answers = [], {}
         try:

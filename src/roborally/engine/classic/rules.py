@@ -223,8 +223,8 @@ class RulesClassic(Rules2023):
 
     # ----------------------------------------------------------- snapshots
     def _snapshot(self) -> tuple[ClassicState, int]:
-        # The events and the answers are not copied: a rollback keeps the answers as they are
-        # and cuts the events back to their count (both grow all game long).
+        # The events (all of the game's) and the answers (those of this stage) are not copied:
+        # a rollback keeps the answers as they are and cuts the events back to their count.
         s = self.s
         events, answers = s.events, s.answers
         s.events, s.answers = [], {}
