@@ -18,11 +18,11 @@ from roborally.content.scenario_error import ScenarioError as ScenarioError
 from roborally.engine.board import Course
 from roborally.engine.cards import PROGRAMMING_CARDS, Card
 from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.driver import StageDriver
 from roborally.engine.editions import edition as edition_named
 from roborally.engine.events import Event, EventKind
 from roborally.engine.geometry import Direction, Pos
 from roborally.engine.mechanics import Suspend as _Suspend
-from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import VARIANTS, GameConfig, GameState, Player, Register
 
 
@@ -867,7 +867,7 @@ def _actual(
     player: object,
     names: tuple[str, ...],
     events: list[Event],
-    rules: Rules2023,
+    rules: StageDriver,
 ) -> str:
     what = exp.what
     if what == "winner":

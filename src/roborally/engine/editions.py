@@ -18,7 +18,7 @@ from roborally.engine.state import CONFIG_CHECKS, GameConfig, GameState
 
 if TYPE_CHECKING:
     from roborally.engine.board import Course, Grid
-    from roborally.engine.rules2023 import Rules2023
+    from roborally.engine.driver import StageDriver
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Edition:
     id: str
     title: str
     rules_version: str
-    rules: Callable[[GameState], Rules2023]
+    rules: Callable[[GameState], StageDriver]
     new_state: Callable[[GameConfig], GameState]
     min_players: int
     max_players: int

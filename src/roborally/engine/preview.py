@@ -67,11 +67,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from roborally.engine.cards import Card, CardType
 from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
+from roborally.engine.driver import StageDriver
 from roborally.engine.editions import edition
 from roborally.engine.events import Event, EventKind
 from roborally.engine.geometry import Pos
 from roborally.engine.rng import Rng
-from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import NUM_REGISTERS, GameState, Player
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ def _remove(player: Player) -> None:
         player.options = []
 
 
-class _Preview(Rules2023):
+class _Preview(StageDriver):
     """The edition's rules, running one round for one robot without decisions or draws."""
 
     seat = 0
@@ -343,13 +343,10 @@ _CLASSES: dict[type, type[_Preview]] = {}
 def _preview_class(edition_id: str) -> type[_Preview]:
     """:class:`_Preview` on top of the edition's own rules class."""
     rules = edition(edition_id).rules
-    if not isinstance(rules, type) or not issubclass(rules, Rules2023):
+    if not isinstance(rules, type) or not issubclass(rules, StageDriver):
         raise IllegalActionError(f"the {edition_id} edition has no rules class to preview with")
     made = _CLASSES.get(rules)
-    if made is None:
-        if rules is Rules2023:
-            made = _Preview
-        else:
-            made = cast(type[_Preview], type(f"Preview{rules.__name__}", (_Preview, rules), {}))
+    if made is None:  # the preview's overrides first, then the edition's own rules
+        made = cast(type[_Preview], type(f"Preview{rules.__name__}", (_Preview, rules), {}))
         _CLASSES[rules] = made
     return made

@@ -27,7 +27,6 @@ from roborally.engine.decisions import (
 )
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.mechanics import Suspend
 from roborally.engine.rng import make_rng
 from roborally.engine.state import (
     HAND_SIZE,
@@ -99,34 +98,6 @@ class Rules2023(UpgradeRules):
         """What ``seat`` may see (spec 4.7); rulesets with more public state override it."""
         return observation(self.s, seat, pending)
 
-    # ================================================================ driver
-    def advance(self) -> list[Decision]:
-        """Run stages until the game needs decisions or ends; return the pending decisions."""
-        while not self.s.over:
-            stage = getattr(self, "stage_" + self.s.stage)
-            try:
-                stage()
-            except Suspend as suspend:
-                return [d for d in suspend.decisions if isinstance(d, Decision)]
-            self.s.answers.clear()
-        return []
-
-    def ask(self, decisions: list[Decision]) -> dict[str, Any]:
-        """The answers to ``decisions``; suspends the stage while any is missing."""
-        missing = [d for d in decisions if d.id not in self.s.answers]
-        if missing:
-            raise Suspend(list(missing))
-        return {d.id: self.s.answers[d.id].choice for d in decisions}
-
-    def ask_one(self, decision: Decision) -> Any:
-        choice = self.ask([decision])[decision.id]
-        if choice == TIMEOUT:
-            return self.default_choice(decision)
-        return choice
-
-    def did(self, decision_id: str) -> str:
-        return f"t{self.s.round}-r{self.s.register}-{decision_id}"
-
     # ============================================================ validation
     def validate(self, decision: Decision, choice: Any) -> Any:
         """Check a choice against its decision; return it normalised or raise an error."""
@@ -172,16 +143,6 @@ class Rules2023(UpgradeRules):
         if decision.kind is DecisionKind.SHUTDOWN and not isinstance(choice, bool):
             raise InvalidActionError(f"{decision.id}: answer true or false, got {choice!r}")
         return self.one_of_options(decision, choice)
-
-    @staticmethod
-    def one_of_options(decision: Decision, choice: Any) -> Any:
-        """``choice`` if the decision lists it, else an error naming the legal options."""
-        if choice not in decision.options:
-            raise IllegalActionError(
-                f"{decision.id}: {choice!r} is not a legal choice; choose one of "
-                + ", ".join(repr(o) for o in decision.options)
-            )
-        return choice
 
     def validate_program(self, decision: Decision, choice: Any) -> tuple[str | None, ...]:
         if not isinstance(choice, (list, tuple)) or len(choice) != NUM_REGISTERS:
@@ -370,24 +331,6 @@ class Rules2023(UpgradeRules):
         self.s.turn = 0
         self.emit(EventKind.GAME_STARTED, seat=self.s.priority)
         self.s.stage = "round_start"
-
-    def facing_towards_factory(self, pos: Pos) -> Direction:
-        """The default start facing: towards the middle of the factory boards (spec 2.1, 12-C3)."""
-        grid = self.s.grid
-        xs: list[int] = []
-        ys: list[int] = []
-        for i, cell in enumerate(grid.cells):
-            if cell is not None and grid.board_kinds[grid.board_of[i]] == "factory":
-                p = grid.pos(i)
-                xs.append(p.x)
-                ys.append(p.y)
-        if not xs:
-            return Direction.NORTH
-        dx = sum(xs) / len(xs) - pos.x
-        dy = sum(ys) / len(ys) - pos.y
-        if abs(dx) >= abs(dy):
-            return Direction.EAST if dx > 0 else Direction.WEST
-        return Direction.SOUTH if dy > 0 else Direction.NORTH
 
     # ================================================================ round
     def stage_round_start(self) -> None:
@@ -1021,14 +964,6 @@ class Rules2023(UpgradeRules):
                 player.archive = player.pos
                 player.archive_arrow = player.facing
                 self.emit(EventKind.ARCHIVED, seat=seat, pos=player.pos, facing=player.facing)
-
-    def finish(self, winner: int | None, termination: str) -> None:
-        self.s.winner = winner
-        self.s.over = True
-        self.s.termination = termination
-        if winner is not None:
-            self.emit(EventKind.GAME_WON, seat=winner)
-        self.emit(EventKind.GAME_ENDED, cause=termination)
 
     def stage_end_round(self) -> None:
         """4.4: pass the priority token left; clear face-up register cards."""

@@ -32,6 +32,7 @@ from typing import Any
 from roborally.engine.board import BeltColor
 from roborally.engine.cards import Card, CardType
 from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.driver import StageDriver
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Mechanics, Suspend
@@ -96,7 +97,7 @@ def _options(*groups: list[str]) -> tuple[str, ...]:
     return tuple(result)
 
 
-class UpgradeRules(Mechanics):
+class UpgradeRules(StageDriver):
     """The upgrade cards, mixed into the 2023 rules (see the module docstring)."""
 
     def __init__(self, state: GameState) -> None:
@@ -114,15 +115,6 @@ class UpgradeRules(Mechanics):
 
     # ============================================ provided by the edition's rules
     # (Rules2023 defines these; they are declared here so this mixin type-checks alone.)
-    def did(self, decision_id: str) -> str:
-        raise NotImplementedError
-
-    def ask(self, decisions: list[Decision]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def ask_one(self, decision: Decision) -> Any:
-        raise NotImplementedError
-
     def card_type(self, card: Card) -> CardType:
         raise NotImplementedError
 

@@ -1,7 +1,9 @@
 """The classic edition's rules (2005, ``classic``) and the 1994 variant (``classic-1994``).
 
-The game runs as named stages like the 2023 rules (:class:`~roborally.engine.rules2023.Rules2023`
-is the base class: its driver, ``ask`` and the ``finish`` step are reused). Every classic stage
+The game runs as named stages on the edition-free core
+(:class:`~roborally.engine.driver.StageDriver`: the driver, ``ask`` and ``finish``; the
+movement and board elements of :class:`~roborally.engine.mechanics.Mechanics`), beside the 2023
+rules and not built on them. Every classic stage
 runs on a snapshot: when it needs a decision it raises ``Suspend`` and the stage's changes are
 thrown away, so answering and re-running it replays the same steps with one more answer.
 
@@ -46,11 +48,11 @@ from roborally.engine.decisions import (
     IllegalActionError,
     InvalidActionError,
 )
+from roborally.engine.driver import StageDriver
 from roborally.engine.events import EventKind
 from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
 from roborally.engine.mechanics import Suspend
 from roborally.engine.rng import make_rng
-from roborally.engine.rules2023 import Rules2023
 from roborally.engine.state import GameConfig, GameState
 
 BLUE = frozenset({BeltColor.BLUE})
@@ -198,7 +200,7 @@ def setup_state(config: GameConfig) -> ClassicState:
 
 
 # =========================================================================== rules
-class RulesClassic(Rules2023):
+class RulesClassic(StageDriver):
     """The classic rules, run as stages over a :class:`ClassicState`."""
 
     s: ClassicState
@@ -220,6 +222,7 @@ class RulesClassic(Rules2023):
         self.flags_repair = "no_flag_repair" not in variants
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
         self._asked = 0
+        self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
 
     # ----------------------------------------------------------- snapshots
     def _snapshot(self) -> tuple[ClassicState, int]:
@@ -1044,7 +1047,7 @@ class RulesClassic(Rules2023):
     def move(self, seat: int, direction: Direction, steps: int, cause: str) -> int:
         """A card's movement (each card moves once, also a Dual Processor pair or a Crab
         Legs sidestep): Ramming Gear starts counting the robots it rams afresh."""
-        self._rammed = set()
+        self._rammed.clear()
         return super().move(seat, direction, steps, cause)
 
     def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:

@@ -1,0 +1,91 @@
+"""The core of every ruleset: named stages run until the game needs decisions.
+
+A ruleset (:class:`~roborally.engine.rules2023.Rules2023`,
+:class:`~roborally.engine.classic.rules.RulesClassic`) subclasses :class:`StageDriver`, writes
+its stages as ``stage_<name>`` methods that set ``state.stage`` to the next one, and asks
+questions with :meth:`StageDriver.ask`: a missing answer raises
+:class:`~roborally.engine.mechanics.Suspend`, the driver returns the pending decisions, and the
+stage runs again once they are answered. The driver knows no edition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from roborally.engine.board import default_start_facing
+from roborally.engine.decisions import TIMEOUT, Decision, IllegalActionError
+from roborally.engine.events import EventKind
+from roborally.engine.geometry import Direction, Pos
+from roborally.engine.mechanics import Mechanics, Suspend
+
+
+class StageDriver(Mechanics):
+    """Runs a ruleset's stages, collects answers, ends the game. The ruleset supplies what a
+    player sees (:meth:`observation`), the legal and default answers and their validation."""
+
+    # ------------------------------------------------- supplied by each ruleset
+    def observation(self, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def validate(self, decision: Decision, choice: Any) -> Any:
+        raise NotImplementedError
+
+    def validate_program(self, decision: Decision, choice: Any) -> tuple[str | None, ...]:
+        raise NotImplementedError
+
+    def default_choice(self, decision: Decision) -> Any:
+        raise NotImplementedError
+
+    def legal_choices(self, decision: Decision) -> Iterator[Any]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ driver
+    def advance(self) -> list[Decision]:
+        """Run stages until the game needs decisions or ends; return the pending decisions."""
+        while not self.s.over:
+            stage = getattr(self, "stage_" + self.s.stage)
+            try:
+                stage()
+            except Suspend as suspend:
+                return [d for d in suspend.decisions if isinstance(d, Decision)]
+            self.s.answers.clear()
+        return []
+
+    def ask(self, decisions: list[Decision]) -> dict[str, Any]:
+        """The answers to ``decisions``; suspends the stage while any is missing."""
+        missing = [d for d in decisions if d.id not in self.s.answers]
+        if missing:
+            raise Suspend(list(missing))
+        return {d.id: self.s.answers[d.id].choice for d in decisions}
+
+    def ask_one(self, decision: Decision) -> Any:
+        choice = self.ask([decision])[decision.id]
+        if choice == TIMEOUT:
+            return self.default_choice(decision)
+        return choice
+
+    def did(self, decision_id: str) -> str:
+        return f"t{self.s.round}-r{self.s.register}-{decision_id}"
+
+    @staticmethod
+    def one_of_options(decision: Decision, choice: Any) -> Any:
+        """``choice`` if the decision lists it, else an error naming the legal options."""
+        if choice not in decision.options:
+            raise IllegalActionError(
+                f"{decision.id}: {choice!r} is not a legal choice; choose one of "
+                + ", ".join(repr(o) for o in decision.options)
+            )
+        return choice
+
+    def facing_towards_factory(self, pos: Pos) -> Direction:
+        """The default start facing: towards the middle of the factory boards (spec 2.1, 12-C3)."""
+        return default_start_facing(self.s.grid, pos)
+
+    def finish(self, winner: int | None, termination: str) -> None:
+        self.s.winner = winner
+        self.s.over = True
+        self.s.termination = termination
+        if winner is not None:
+            self.emit(EventKind.GAME_WON, seat=winner)
+        self.emit(EventKind.GAME_ENDED, cause=termination)
