@@ -9,6 +9,7 @@ purpose: ``uv run python tests/test_bots_search.py --record``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -20,17 +21,18 @@ from roborally.bots.runner import new_game
 from roborally.engine.decisions import Action, Decision, DecisionKind
 
 FIXTURE = Path(__file__).with_name("bots_search_expected.json")
-CLASSIC_HAND = [
-    "move1@490",
-    "move1@500",
-    "rotate_right@80",
-    "rotate_right@100",
-    "move2@670",
-    "move3@790",
-    "back_up@430",
-    "rotate_left@70",
-    "u_turn@10",
-]
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("bots_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = Path(__file__).parents[1] / "bench" / "bots_bench.py"
+CLASSIC_HAND: list[str] = _bench().CLASSIC_WORST_HAND  # the classic hand of the most programs
 MOVERS = ["crab_legs", "brakes", "drifting", "power_slide"]
 #: (edition, course, seed): short games between 4 planner bots.
 GAMES = [
