@@ -476,12 +476,21 @@ class ProgramSearch:
                     continue
                 code = codes[k]
                 ex = extra + bonus[k]
-                if code >= NE:  # Power Up, Again, unknown cards: the general step
-                    counts[k] -= 1
-                    prog[r] = k
-                    go(r, s, cp0, last, code, dmg0, en0, acc, ex)
-                    counts[k] += 1
-                    continue
+                gain = 0
+                if code >= NE:
+                    if code == C_POWER:
+                        code = E_NOOP
+                        gain = 1
+                    elif code == C_AGAIN and last < NE:
+                        code = last
+                    elif code == C_AGAIN and last == C_EMPTY:
+                        code = E_NOOP
+                    else:  # unknown cards, Again after a Power Up or an unknown card
+                        counts[k] -= 1
+                        prog[r] = k
+                        go(r, s, cp0, last, code, dmg0, en0, acc, ex)
+                        counts[k] += 1
+                        continue
                 res = last_table[base + code]
                 if res is None:
                     res = step(NUM_REGISTERS, s, code)
@@ -506,7 +515,7 @@ class ProgramSearch:
                     else:
                         if classic and repair[s2 >> 2] and damage0 + dmg > 0:
                             dmg -= 1
-                        en = en0 + e
+                        en = en0 + gain + e
                         gained = en if en < room else room
                         here = to_go[cp][s2]
                         cost = (
