@@ -9,6 +9,9 @@ benchmark). It prints figures and asserts nothing.
   (15,120 programs). Positions are collected first, then timed with the board model warm
   (its transitions and distance fields are built once per course and process; the cold
   start is printed separately).
+* **classic** (``--only classic``): the planner's search on positions of classic games between
+  planner bots on ``cl-first-shift`` with the classic hand of the most distinct programs (9 cards
+  of the 7 classic types: 5,070 programs), board model warm, one core.
 * **expert**: decision time of a program decision in 4-robot games on a beginner course.
 * **games/s**: whole games between 4 planner bots on a beginner course, one core.
 * **levels** (``--only levels``): decision time of each level (Beginner, Casual, Strong,
@@ -45,6 +48,21 @@ from roborally.engine.editions import edition as edition_rules
 
 BUSY_COURSE = "y23-for-glory"  # 4 factory boards: belts of both colours, gears, pushers, lasers
 BEGINNER_COURSE = "y23-rush-hour"
+CLASSIC_COURSE = "cl-first-shift"
+#: The classic hand with the most distinct programs: the classic deck has 7 card types and the
+#: search deduplicates by type, so 9 cards give at most 5,070 programs (2 + 2 + 1 x 5 by type;
+#: 9 different types, 15,120 programs, cannot happen in classic). Priorities are all different.
+CLASSIC_WORST_HAND = [
+    "move1@490",
+    "move1@500",
+    "rotate_right@80",
+    "rotate_right@100",
+    "move2@670",
+    "move3@790",
+    "back_up@430",
+    "rotate_left@70",
+    "u_turn@10",
+]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -53,12 +71,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def collect_positions(
-    course: str, games: int, seed: int, kinds: list[str], max_rounds: int = 40
+    course: str,
+    games: int,
+    seed: int,
+    kinds: list[str],
+    max_rounds: int = 40,
+    edition: str = "2023",
 ) -> list[tuple[dict[str, Any], Decision]]:
     """(observation, program decision) pairs met in games between the given bots."""
     positions: list[tuple[dict[str, Any], Decision]] = []
     for g in range(games):
-        game = new_game(course, len(kinds), seed + g, max_rounds=max_rounds)
+        game = new_game(course, len(kinds), seed + g, max_rounds=max_rounds, edition=edition)
         bots = [make_bot(k, seed * 7 + g * 10 + i) for i, k in enumerate(kinds)]
         while not game.is_over():
             for decision in game.pending_decisions():
@@ -128,22 +151,57 @@ def bench_planner(args: argparse.Namespace) -> None:
     )
 
 
+def bench_classic(args: argparse.Namespace) -> None:
+    """The planner's search on classic positions with the classic hand of the most programs."""
+    course = find_course(CLASSIC_COURSE)
+    model = board_model(course.course, "classic")
+    for n in range(1, len(model.checkpoints) + 1):
+        model.to_go(n - 1)  # warm: distance fields built once per course and process
+    positions = collect_positions(
+        CLASSIC_COURSE, max(2, args.games // 2), 41, ["planner"] * 4, edition="classic"
+    )
+    sample = [(o, d) for o, d in positions if not d.info["locked"]][: args.positions]
+    programs, times = time_hand(sample, CLASSIC_WORST_HAND, passes=2)
+    print(
+        f"planner, classic on {CLASSIC_COURSE}, hand of 9 cards of 7 types (2 Move 1,"
+        f" 2 Rotate Right, 1 of each other type: {programs:,} programs, the classic maximum):"
+        f" p50 {1000 * percentile(times, 0.5):.1f} ms, p95 {1000 * percentile(times, 0.95):.1f}"
+        f" ms over {len(times)} positions (board model warm, 1 core)"
+    )
+
+
+def time_hand(
+    positions: list[tuple[dict[str, Any], Decision]],
+    hand: list[str],
+    upgrades: list[str] | None = None,
+    passes: int = 1,
+) -> tuple[int, list[float]]:
+    """Plan ``hand`` at each position (with ``upgrades`` installed, 2023); the last of
+    ``passes`` timed passes is returned (the earlier ones fill the transition tables)."""
+    times: list[float] = []
+    programs = 0
+    for _ in range(passes):
+        times = []
+        for obs, decision in positions:
+            view = obs
+            info = dict(decision.info, hand=list(hand))
+            if upgrades is not None:
+                view = dict(obs, players=[dict(p) for p in obs["players"]])
+                view["players"][decision.seat]["upgrades"] = upgrades
+                info["pairs"] = "crab_legs" in upgrades
+            nine = Decision(decision.id, decision.seat, DecisionKind.PROGRAM, "", (), "", info)
+            bot = PlannerBot(1)
+            t0 = time.perf_counter()
+            programs = bot.plan(view, nine).programs
+            times.append(time.perf_counter() - t0)
+    return programs, times
+
+
 def time_nine_cards(
     positions: list[tuple[dict[str, Any], Decision]], upgrades: list[str]
 ) -> tuple[int, list[float]]:
     """Plan a hand of the 9 different cards at each position (with ``upgrades`` installed)."""
-    times: list[float] = []
-    programs = 0
-    for obs, decision in positions:
-        view = dict(obs, players=[dict(p) for p in obs["players"]])
-        view["players"][decision.seat]["upgrades"] = upgrades
-        info = dict(decision.info, hand=sorted(DECK_2023), pairs="crab_legs" in upgrades)
-        nine = Decision(decision.id, decision.seat, DecisionKind.PROGRAM, "", (), "", info)
-        bot = PlannerBot(1)
-        t0 = time.perf_counter()
-        programs = bot.plan(view, nine).programs
-        times.append(time.perf_counter() - t0)
-    return programs, times
+    return time_hand(positions, sorted(DECK_2023), upgrades)
 
 
 def bench_expert(args: argparse.Namespace) -> None:
@@ -335,7 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=0, help="processes for --compare/--soak")
     parser.add_argument(
-        "--only", choices=["planner", "expert", "games", "levels"], help="one benchmark"
+        "--only",
+        choices=["planner", "classic", "expert", "games", "levels"],
+        help="one benchmark",
     )
     args = parser.parse_args(argv)
     try:
@@ -343,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
             return soak(args)
         if args.only in (None, "planner"):
             bench_planner(args)
+        if args.only in (None, "classic"):
+            bench_classic(args)
         if args.only in (None, "expert"):
             bench_expert(args)
         if args.only in (None, "games"):

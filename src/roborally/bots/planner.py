@@ -320,6 +320,7 @@ class ProgramSearch:
         first_allowed = (
             [i for i, k in enumerate(keys) if k in first_kinds] if first_kinds is not None else None
         )
+        LAST = NUM_REGISTERS - 1
         prog = [-2] * NUM_REGISTERS  # hand group per register; -1: empty; -2: locked
         keep = max(1, top)
         # (cost, leaf number, program, start, trajectory)
@@ -460,6 +461,73 @@ class ProgramSearch:
                 return
             rec(r + 1, s2, cp, last_next, dmg, en, acc + to_go[cp][s2], extra)
 
+        last_table = tables[NUM_REGISTERS]
+        board_of = model.grid.board_of
+
+        def leaf(
+            s: int, cp0: int, last: int, dmg0: int, en0: int, acc: float, extra: float
+        ) -> None:
+            """The last register's cards from state s: ``go`` inlined for the plain effects
+            (same arithmetic, same order, so the same costs and the same ties)."""
+            base = s * NE
+            r = LAST
+            for k in range(nk):
+                if not counts[k]:
+                    continue
+                code = codes[k]
+                ex = extra + bonus[k]
+                gain = 0
+                if code >= NE:
+                    if code == C_POWER:
+                        code = E_NOOP
+                        gain = 1
+                    elif code == C_AGAIN and last < NE:
+                        code = last
+                    elif code == C_AGAIN and last == C_EMPTY:
+                        code = E_NOOP
+                    else:  # unknown cards, Again after a Power Up or an unknown card
+                        counts[k] -= 1
+                        prog[r] = k
+                        go(r, s, cp0, last, code, dmg0, en0, acc, ex)
+                        counts[k] += 1
+                        continue
+                res = last_table[base + code]
+                if res is None:
+                    res = step(NUM_REGISTERS, s, code)
+                s2, d, e, passed = res
+                dmg = dmg0 + d
+                cp = cp0
+                leaves[0] += 1
+                if s2 < 0:
+                    if track and passed:
+                        cp = advance_passed(cp, passed)
+                    off = fall_cost(-1 - s2, cp)
+                    cost = off + w_early * (acc + (NUM_REGISTERS - r) * off) + w_damage * dmg + ex
+                else:
+                    if track and passed:
+                        cp = advance_passed(cp, passed)
+                    if cp_at[s2 >> 2] == cp + 1:
+                        cp += 1
+                    if cp >= total:
+                        cost = r + 1 - win + w_damage * dmg + ex
+                    elif classic and damage0 + dmg >= 10:
+                        cost = fall_cost(board_of[s2 >> 2], cp) + ex
+                    else:
+                        if classic and repair[s2 >> 2] and damage0 + dmg > 0:
+                            dmg -= 1
+                        en = en0 + gain + e
+                        gained = en if en < room else room
+                        here = to_go[cp][s2]
+                        cost = (
+                            here + w_early * (acc + here) + w_damage * dmg - w_energy * gained + ex
+                        )
+                if cost < worst[0]:
+                    counts[k] -= 1
+                    prog[r] = k
+                    traj[r] = s2
+                    record(cost, NUM_REGISTERS)
+                    counts[k] += 1
+
         def rec(
             r: int, s: int, cp: int, last: int, dmg: int, en: int, acc: float, extra: float
         ) -> None:
@@ -469,12 +537,15 @@ class ProgramSearch:
                 go(r, s, cp, last, lk, dmg, en, acc, extra)
                 return
             only_first = r == 0 and first_allowed is not None
-            for k in first_allowed if (only_first and first_allowed is not None) else range(nk):
-                if counts[k]:
-                    counts[k] -= 1
-                    prog[r] = k
-                    go(r, s, cp, last, codes[k], dmg, en, acc, extra + bonus[k])
-                    counts[k] += 1
+            if r == LAST and not branching:
+                leaf(s, cp, last, dmg, en, acc, extra)
+            else:
+                for k in first_allowed if only_first and first_allowed is not None else range(nk):
+                    if counts[k]:
+                        counts[k] -= 1
+                        prog[r] = k
+                        go(r, s, cp, last, codes[k], dmg, en, acc, extra + bonus[k])
+                        counts[k] += 1
             if crab and not only_first:
                 for move1, rotation, effect, mark in crab:
                     if counts[move1] and counts[rotation]:
