@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from roborally.bots.random_bot import RandomBot
-from roborally.bots.runner import new_game
-from roborally.engine.decisions import Action
+from roborally.bots.runner import new_game, run_bots
 from roborally.engine.editions import all_editions
 from roborally.engine.game import Game
 from roborally.server.rulesets import courses_for
@@ -60,11 +59,7 @@ def play(edition: str, course: str, seed: int, robots: int, variants: tuple[str,
     game = new_game(
         course, robots, seed, max_rounds=ROUNDS, variants=list(variants), edition=edition
     )
-    bots = [RandomBot(100 * seed + seat) for seat in range(robots)]
-    while not game.is_over():
-        for decision in game.pending_decisions():
-            choice = bots[decision.seat].choose(game.observation(decision.seat), decision)
-            game.apply(Action(decision.id, decision.seat, choice))
+    run_bots(game, [RandomBot(100 * seed + seat) for seat in range(robots)])
     return game
 
 

@@ -93,7 +93,7 @@ def test_the_page_answers_with_html(pages: dict[str, Any], edition: str) -> None
     text = response.text
     assert text.startswith("<!doctype html>")
     assert '<meta name="viewport"' in text
-    assert 'href="/rules.css"' in text
+    assert 'href="/theme.css"' in text and 'href="/rules.css"' in text
     assert '<a class="back" href="/">' in text  # back to the lobby
     assert '<nav class="toc"' in text  # the contents list
     page = parse(text)
@@ -181,7 +181,7 @@ def test_anchors_are_unique_and_every_link_finds_its_target(
             assert target in others, link
             assert not anchor or anchor in others[target], link
         else:
-            assert link in ("/", "/rules.css", "/favicon.svg"), link
+            assert link in ("/", "/theme.css", "/rules.css", "/favicon.svg"), link
     # The contents list links every part, topic, element and card section.
     for anchor in (
         "round",
@@ -241,6 +241,7 @@ def test_an_unknown_edition_is_answered_with_a_clear_404(pages: dict[str, Any]) 
     assert index.status_code == 200
     assert all(f'href="/rules/{e}"' in index.text for e in EDITIONS)
     assert client.get("/rules.css").status_code == 200
+    assert client.get("/theme.css").status_code == 200
 
 
 def test_a_page_is_built_once_and_served_from_memory(pages: dict[str, Any]) -> None:

@@ -398,6 +398,7 @@ def _head(title: str) -> str:
         '<meta name="theme-color" content="#151922">\n'
         f"<title>{html.escape(title)}</title>\n"
         '<link rel="icon" href="/favicon.svg" type="image/svg+xml">\n'
+        '<link rel="stylesheet" href="/theme.css">\n'
         '<link rel="stylesheet" href="/rules.css">\n</head>\n'
     )
 
