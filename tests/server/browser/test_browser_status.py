@@ -135,7 +135,7 @@ def test_a_finished_game_offers_its_result_not_continue(
     ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=60)
     live_server_game = game["game_id"]
     page.goto(live_server.base + "/")
-    row = page.locator(f"[data-testid=your-seats] [data-seat-game={live_server_game}]")
+    row = page.locator(f'[data-testid=your-seats] [data-seat-game="{live_server_game}"]')
     expect(row).to_have_attribute("data-status", "finished")
     expect(row.get_by_role("link", name="Continue")).to_have_count(0)
     expect(row.get_by_role("link", name="Result")).to_have_attribute(

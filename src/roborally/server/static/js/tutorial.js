@@ -477,6 +477,8 @@ class Coach {
 
   render(changed = false) {
     if (this.closed) return;
+    // Once the race is over its last word wins over a note from the final register.
+    if (this.note && !this.step() && this.finished()) this.note = null;
     const s = this.step();
     let title, lines, stepId, targets = [], keep = [];
     if (this.note) {
