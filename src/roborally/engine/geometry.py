@@ -63,6 +63,7 @@ class Direction(IntEnum):
         raise ValueError(f"not a direction: {text!r} (use N, E, S or W)")
 
 
+_new_tuple = tuple.__new__
 _DX = (0, 1, 0, -1)
 _DY = (-1, 0, 1, 0)
 
@@ -98,7 +99,10 @@ class Pos(NamedTuple):
     y: int
 
     def step(self, direction: Direction, distance: int = 1) -> Pos:
-        return Pos(self.x + _DX[direction] * distance, self.y + _DY[direction] * distance)
+        # tuple.__new__ skips the named tuple's keyword-taking constructor (a hot path).
+        return _new_tuple(
+            Pos, (self[0] + _DX[direction] * distance, self[1] + _DY[direction] * distance)
+        )
 
     def __str__(self) -> str:
         return f"{self.x},{self.y}"

@@ -10,7 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from roborally.engine.board import Course, Grid
 from roborally.engine.cards import Card, DamageDeckSpec, default_damage_deck
@@ -103,17 +103,30 @@ class Register:
     done: list[str] = field(default_factory=list)
 
     def copy(self) -> Register:
-        return Register(
-            list(self.cards), self.revealed, self.locked, self.facedown_haywire, list(self.done)
-        )
-
-
-#: The list fields of a :class:`Player` (its registers are copied one by one).
-_PLAYER_LISTS = ("deck", "discard", "hand", "removed", "installed", "reserve", "memory", "fresh")
+        # Through the instance dictionary, not the constructor: snapshots copy every register.
+        clone = object.__new__(Register)
+        fields = self.__dict__.copy()
+        fields["cards"] = self.cards.copy()
+        fields["done"] = self.done.copy()
+        clone.__dict__ = fields
+        return clone
 
 
 @dataclass
 class Player:
+    #: The fields holding a list, dict or set, copied by :meth:`copy` (the registers are
+    #: copied one by one); a subclass adds its own.
+    CONTAINERS: ClassVar[tuple[str, ...]] = (
+        "deck",
+        "discard",
+        "hand",
+        "removed",
+        "installed",
+        "reserve",
+        "memory",
+        "fresh",
+    )
+
     seat: int
     name: str
     deck: list[Card] = field(default_factory=list)  # top of the deck is the END of the list
@@ -152,15 +165,15 @@ class Player:
     installed_uid: int = 0
     undos: int = 0
 
-    def copy(self) -> Player:
-        """An independent copy of the same class: every list is copied once, the rest shared
-        (cards, positions and directions are immutable). Subclasses copy their own containers
-        on top (``ClassicPlayer.copy``). This runs for every player of every state snapshot, so
-        it copies the instance dictionary instead of calling the constructor."""
+    def copy(self) -> Self:
+        """An independent copy of the same class: every container (:data:`CONTAINERS`) is
+        copied once, the rest shared (cards, positions and directions are immutable). This
+        runs for every player of every state snapshot, so it copies the instance dictionary
+        instead of calling the constructor."""
         clone = object.__new__(type(self))
         fields = self.__dict__.copy()
-        for name in _PLAYER_LISTS:
-            fields[name] = list(fields[name])
+        for name in self.CONTAINERS:
+            fields[name] = fields[name].copy()
         fields["registers"] = [r.copy() for r in self.registers]
         clone.__dict__ = fields
         return clone
@@ -227,6 +240,19 @@ class Player:
 
 @dataclass
 class GameState:
+    #: The fields holding a list, dict or set, copied by :meth:`copy`; a subclass adds its own.
+    CONTAINERS: ClassVar[tuple[str, ...]] = (
+        "damage_deck",
+        "damage_discard",
+        "answers",
+        "events",
+        "blocked_starts",
+        "upgrade_deck",
+        "upgrade_discard",
+        "glitch_installed",
+        "order",
+    )
+
     config: GameConfig
     grid: Grid
     rng: Rng
@@ -259,36 +285,18 @@ class GameState:
     order: list[int] = field(default_factory=list)  # turn order fixed for the current step
     window: int = 0  # uses made in the current activation window
 
-    def copy(self) -> GameState:
-        """An independent copy (the grid and config are immutable and shared)."""
-        return GameState(
-            self.config,
-            self.grid,
-            self.rng.copy(),
-            [p.copy() for p in self.players],
-            self.priority,
-            self.round,
-            self.register,
-            self.stage,
-            self.turn,
-            list(self.damage_deck),
-            list(self.damage_discard),
-            self.no_damage_register,
-            dict(self.answers),
-            list(self.events),
-            self.winner,
-            self.over,
-            self.termination,
-            set(self.blocked_starts),
-            self.next_uid,
-            self.upgrades,
-            list(self.upgrade_deck),
-            list(self.upgrade_discard),
-            self.upgrade_rng.copy(),
-            list(self.glitch_installed),
-            list(self.order),
-            self.window,
-        )
+    def copy(self) -> Self:
+        """An independent copy (the grid and config are immutable and shared). Like
+        :meth:`Player.copy` it copies the instance dictionary: snapshots call it often."""
+        clone = object.__new__(type(self))
+        fields = self.__dict__.copy()
+        for name in self.CONTAINERS:
+            fields[name] = fields[name].copy()
+        fields["rng"] = self.rng.copy()
+        fields["upgrade_rng"] = self.upgrade_rng.copy()
+        fields["players"] = [p.copy() for p in self.players]
+        clone.__dict__ = fields
+        return clone
 
     def new_card(self, name: str, priority: int = 0) -> Card:
         card = Card(self.next_uid, name, priority)

@@ -11,9 +11,8 @@ id (``ablative_coat``).
 
 from __future__ import annotations
 
-import copy as _copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from roborally.engine.cards import Card
 from roborally.engine.geometry import Direction, Turn
@@ -126,6 +125,16 @@ class ClassicPlayer(Player):
     """A classic robot: the 2023 fields it shares (position, facing, hand, registers, archive,
     ``checkpoint`` = flags reached, ``shutdown`` = powered down this round) and its own."""
 
+    CONTAINERS: ClassVar[tuple[str, ...]] = (
+        *Player.CONTAINERS,
+        "options",
+        "option_tokens",
+        "stored",
+        "fire_locks",
+        "shield_used",
+        "round_flags",
+    )
+
     dock: int = 0
     damage: int = 0
     lives: int = LIVES
@@ -144,17 +153,6 @@ class ClassicPlayer(Player):
     round_flags: set[str] = field(default_factory=set)  # abort, aborting, stabilizer, recompiled
     controlled_by: int | None = None  # Radio Control: runs this seat's program (8.3 #19)
     dealt: int = 0  # program cards dealt this round (3.2)
-
-    def copy(self) -> ClassicPlayer:
-        clone = super().copy()  # the shared fields, and a ClassicPlayer
-        assert isinstance(clone, ClassicPlayer)
-        clone.options = list(self.options)
-        clone.option_tokens = dict(self.option_tokens)
-        clone.stored = dict(self.stored)
-        clone.fire_locks = set(self.fire_locks)
-        clone.shield_used = set(self.shield_used)
-        clone.round_flags = set(self.round_flags)
-        return clone
 
     @property
     def in_game(self) -> bool:
@@ -214,6 +212,16 @@ class ClassicPlayer(Player):
 class ClassicState(GameState):
     """The game state with the shared decks of the classic edition."""
 
+    CONTAINERS: ClassVar[tuple[str, ...]] = (
+        *GameState.CONTAINERS,
+        "program_deck",
+        "program_discard",
+        "option_deck",
+        "option_discard",
+        "places",
+        "touched_last",
+    )
+
     program_deck: list[Card] = field(default_factory=list)  # top is the END of the list
     program_discard: list[Card] = field(default_factory=list)
     option_deck: list[Card] = field(default_factory=list)  # top is the END of the list
@@ -228,21 +236,7 @@ class ClassicState(GameState):
         return self.players  # type: ignore[return-value]
 
     def player(self, seat: int) -> ClassicPlayer:
-        p = self.players[seat]
-        assert isinstance(p, ClassicPlayer)
-        return p
-
-    def copy(self) -> ClassicState:
-        clone = _copy.copy(self)
-        # The shared fields, the players among them (each copied once, as a ClassicPlayer).
-        clone.__dict__.update(GameState.copy(self).__dict__)
-        clone.program_deck = list(self.program_deck)
-        clone.program_discard = list(self.program_discard)
-        clone.option_deck = list(self.option_deck)
-        clone.option_discard = list(self.option_discard)
-        clone.places = list(self.places)
-        clone.touched_last = list(self.touched_last)
-        return clone
+        return self.players[seat]  # type: ignore[return-value]  # always ClassicPlayers
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -276,7 +270,8 @@ class ClassicState(GameState):
 
     def dock_order(self) -> list[int]:
         """Seats by ascending dock number (0.2): the order of announcements and choices."""
-        return sorted(range(len(self.players)), key=lambda s: self.player(s).dock)
+        players = self.players
+        return sorted(range(len(players)), key=lambda s: players[s].dock)  # type: ignore[attr-defined]
 
 
 def empty_registers() -> list[Register]:
