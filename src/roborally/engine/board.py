@@ -397,6 +397,7 @@ class Grid:
             (c.belt if c is not None and not inactive[i] else None) for i, c in enumerate(cells)
         ]
         self.pits = [c is not None and c.pit for c in cells]
+        self._beams: dict[int, tuple[int, ...]] = {}  # beam_path's cache
         self.lasers: list[tuple[Pos, Laser, tuple[int, ...]]] = []
         for i, cell in enumerate(cells):
             if cell is None:
@@ -422,6 +423,16 @@ class Grid:
             path.append(i)
         return tuple(path)
 
+    def beam_path(self, start: int, direction: Direction) -> tuple[int, ...]:
+        """The spaces (indices) a beam from ``start`` towards ``direction`` crosses, ``start``
+        first, until a wall or the course edge. Computed once per space and direction: every
+        robot laser of every register traces one (the grid never changes)."""
+        key = start * 4 + direction
+        path = self._beams.get(key)
+        if path is None:
+            path = self._beams[key] = self._beam_path(start, direction)
+        return path
+
     def on_grid(self, pos: Pos) -> bool:
         return 0 <= pos.x < self.width and 0 <= pos.y < self.height
 
@@ -438,7 +449,9 @@ class Grid:
         return self.cells[self.index(pos)]
 
     def is_on_course(self, pos: Pos) -> bool:
-        return self.on_grid(pos) and self.cells[self.index(pos)] is not None
+        x, y = pos
+        width = self.width
+        return 0 <= x < width and 0 <= y < self.height and self.cells[y * width + x] is not None
 
     def wall_between(self, pos: Pos, direction: Direction) -> bool:
         """Whether a wall lies on the ``direction`` edge of ``pos``."""

@@ -334,14 +334,14 @@ class Mechanics:
         """The first robot in line from ``seat`` towards ``direction`` and where the beam ends."""
         pos = self.s.players[seat].pos
         assert pos is not None
-        occupancy = self.s.occupancy()
-        cur = pos
-        while True:
-            if self.grid.walls[self.grid.index(cur)] & WALL_BIT[direction]:
-                return None, cur
-            nxt = cur.step(direction)
-            if not self.grid.is_on_course(nxt):
-                return None, cur
-            cur = nxt
-            if cur in occupancy:
-                return occupancy[cur], cur
+        grid = self.grid
+        path = grid.beam_path(grid.index(pos), direction)
+        if len(path) == 1:
+            return None, pos
+        width = grid.width
+        occupied = {p.pos[1] * width + p.pos[0]: p.seat for p in self.s.players if p.pos}
+        for i in path[1:]:
+            target = occupied.get(i)
+            if target is not None:
+                return target, grid.pos(i)
+        return None, grid.pos(path[-1])
