@@ -76,27 +76,72 @@ RAM_CAUSES = frozenset({"card", "crab legs", "dual processor"})
 F = TypeVar("F", bound=Callable[..., None])
 
 
-#: Stages of a register that ask a question only through an option card (a shield, a weapon,
-#: Brakes, a gear, Abort Switch, a card to lose ...): while no robot holds one, they cannot
-#: suspend, so they run without a snapshot (the snapshot was most of the classic engine's time).
-ASK_ONLY_WITH_OPTIONS = frozenset({"stage_reveal", "stage_move", "stage_elements", "stage_lasers"})
+def _never(state: ClassicState) -> bool:
+    return True
+
+
+def _no_option_cards(state: ClassicState) -> bool:
+    return not any(p.options for p in state.cplayers)
+
+
+def _nobody_to_reenter(state: ClassicState) -> bool:
+    return not any(p.destroyed and not p.eliminated for p in state.cplayers)
+
+
+#: Stages that cannot ask anything while their test holds, so they run without a snapshot (the
+#: snapshots were most of the classic engine's time). A stage asks only through an option card
+#: (a shield, a weapon, Brakes, a gear, Abort Switch, Recompile, Flywheel, a card to lose ...),
+#: only for a robot to re-enter, or never.
+QUIET_WHEN: dict[str, Callable[[ClassicState], bool]] = {
+    "stage_round_start": _never,
+    "stage_power_down": _never,
+    "stage_deal": _never,
+    "stage_touch": _never,
+    "stage_cleanup": _never,
+    "stage_recompile": _no_option_cards,
+    "stage_store": _no_option_cards,
+    "stage_reveal": _no_option_cards,
+    "stage_move": _no_option_cards,
+    "stage_elements": _no_option_cards,
+    "stage_lasers": _no_option_cards,
+    "stage_reenter": _nobody_to_reenter,
+}
+
+#: Stages that ask every question before they change anything, and whose questions do not
+#: depend on each other's answers: a suspension leaves the state as it was (only the events
+#: are cut back), so they need no snapshot either. Tests check this claim on whole games
+#: (``RulesClassic.check_untouched``).
+ASK_FIRST = frozenset({"stage_first_card", "stage_program", "stage_announce", "stage_stay_down"})
 
 
 def stage(method: F) -> F:
-    """Run a stage on a snapshot: if it suspends, every change it made is undone."""
-    quiet_without_options = method.__name__ in ASK_ONLY_WITH_OPTIONS
+    """Run a stage so that if it suspends, every change it made is undone: on a snapshot,
+    unless the stage is known not to need one (the sets above)."""
+    name = method.__name__
+    quiet = QUIET_WHEN.get(name)
+    asks_first = name in ASK_FIRST
 
     @functools.wraps(method)
     def run(self: RulesClassic) -> None:
         self._asked = 0
-        if quiet_without_options and not any(p.options for p in self.s.cplayers):
+        if quiet is not None and quiet(self.s):
             try:
                 method(self)
             except Suspend:  # a bug: the state cannot be rolled back
                 raise AssertionError(
-                    f"{method.__name__} asked a question although no robot holds an option"
-                    " card; it must not be in ASK_ONLY_WITH_OPTIONS"
+                    f"{name} asked a question although QUIET_WHEN said it could not"
                 ) from None
+            return
+        if asks_first:
+            events = len(self.s.events)
+            before = self.s.digest() if self.check_untouched else ""
+            try:
+                method(self)
+            except Suspend:
+                del self.s.events[events:]
+                if self.check_untouched and self.s.digest() != before:
+                    raise AssertionError(f"{name} changed the game before it asked") from None
+                raise
             return
         mark = self._snapshot()
         try:
@@ -222,6 +267,7 @@ class RulesClassic(StageDriver):
         self.flags_repair = "no_flag_repair" not in variants
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
         self._asked = 0
+        self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
 
     # ----------------------------------------------------------- snapshots
@@ -808,15 +854,22 @@ class RulesClassic(StageDriver):
         """3.4 P3 / 7.1-7.2: in dock order, damaged robots may announce a power down."""
         if self.classic_power_down:
             anyone = self.has_variant("power_down_without_damage")
-            for seat in self.s.dock_order():
+            asked = [
+                seat
+                for seat in self.s.dock_order()
+                if self.p(seat).active
+                and not self.p(seat).shutdown
+                and not self.p(seat).announced
+                and (self.p(seat).damage >= 1 or anyone)
+            ]
+            # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
+            down = [
+                s for s in asked if self.power_question(s, "power_down", "Power down next round?")
+            ]
+            for seat in down:
                 player = self.p(seat)
-                if not player.active or player.shutdown or player.announced:
-                    continue
-                if player.damage < 1 and not anyone:
-                    continue
-                if self.power_question(seat, "power_down", "Power down next round?"):
-                    player.announced = True
-                    self.emit(EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="announced")
+                player.announced = True
+                self.emit(EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="announced")
         self.s.register = 1
         self.s.stage = "reveal"
 
@@ -1764,15 +1817,25 @@ class RulesClassic(StageDriver):
     def stage_stay_down(self) -> None:
         """3.6 P5.3 / 7.5: powered-down robots announce in dock order whether they stay down."""
         if self.classic_power_down:
-            for seat in self.s.dock_order():
+            asked = [
+                seat
+                for seat in self.s.dock_order()
+                if self.p(seat).pos is not None
+                and self.p(seat).shutdown
+                and "breaker" not in self.p(seat).round_flags
+            ]
+            # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
+            stay = [
+                s
+                for s in asked
+                if self.power_question(s, "stay_down", "Stay powered down next round?")
+            ]
+            for seat in stay:
                 player = self.p(seat)
-                if player.pos is None or not player.shutdown or "breaker" in player.round_flags:
-                    continue
-                if self.power_question(seat, "stay_down", "Stay powered down next round?"):
-                    player.announced = True
-                    self.emit(
-                        EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="stays powered down"
-                    )
+                player.announced = True
+                self.emit(
+                    EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="stays powered down"
+                )
         self.s.stage = "reenter"
 
     def reentry_options(self, player: ClassicPlayer) -> tuple[str, ...]:
