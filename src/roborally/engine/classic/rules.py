@@ -268,6 +268,7 @@ class RulesClassic(StageDriver):
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
         self._asked = 0
         self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
+        self._shot_paths: dict[tuple[Pos, Direction], tuple[Pos, ...]] = {}
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
 
     # ----------------------------------------------------------- snapshots
@@ -1262,6 +1263,23 @@ class RulesClassic(StageDriver):
             there is not None and there.pusher is not None and there.pusher.direction == direction
         )
 
+    def shot_path(self, start: Pos, direction: Direction) -> tuple[Pos, ...]:
+        """The squares after ``start`` a robot laser crosses until a wall, a pusher
+        (:meth:`shot_blocked`) or the course edge stops it; computed once per square and
+        direction (the board never changes)."""
+        key = (start, direction)
+        path = self._shot_paths.get(key)
+        if path is None:
+            squares: list[Pos] = []
+            cur = start
+            while not self.shot_blocked(cur, direction):
+                cur = cur.step(direction)
+                if not self.grid.is_on_course(cur):
+                    break
+                squares.append(cur)
+            path = self._shot_paths[key] = tuple(squares)
+        return path
+
     def trace(
         self, seat: int, direction: Direction, through: int
     ) -> tuple[list[list[int]], Pos, bool]:
@@ -1271,6 +1289,12 @@ class RulesClassic(StageDriver):
         pos = self.s.players[seat].pos
         assert pos is not None
         occ = self.occupants()
+        if through <= 0:  # the common case: the first robot on a path known in advance
+            path = self.shot_path(pos, direction)
+            for square in path:
+                if square in occ:
+                    return [occ[square]], square, False
+            return [], path[-1] if path else pos, False
         groups: list[list[int]] = []
         cur = pos
         passed = False
