@@ -47,8 +47,13 @@ ROTATIONS = {"rotate_right": Turn.RIGHT, "rotate_left": Turn.LEFT, "u_turn": Tur
 #: The parts of one player's turn in step A2 (4.3.1, 4.5): re-entry, the window before the
 #: card (W-PRE), the card, the window after it (W-POST).
 TURN_STEPS = ("reenter", "pre", "resolve", "post")
-#: Upgrades that may ask their owner something while the owner's register card resolves.
-ASKING_ON_OWN_CARD = ("brakes", "drifting", "power_slide", "piercing_drill", "modular_chassis")
+#: Card effects that never move the robot: no push, no Magnetic neighbour, while they resolve.
+STILL_EFFECTS = frozenset({"rotate_left", "rotate_right", "u_turn", "power_up", "spam"})
+#: The upgrade that may ask its owner while a card with this effect resolves (Brakes on a
+#: Move 1, Drifting and Power Slide after a Rotate).
+ASKING_ON_EFFECT = {"move1": "brakes", "rotate_left": "drifting", "rotate_right": "power_slide"}
+#: Upgrades that may ask their owner when the owner's card pushes a robot.
+ASKING_ON_PUSH = frozenset({"piercing_drill", "modular_chassis"})
 #: Decision kinds whose choice is one of a few option strings.
 STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 
@@ -674,16 +679,22 @@ class Rules2023(UpgradeRules):
         effects = {self.effect_of(c) for c in register.cards}
         risky = bool(effects & {"again", "two_cards", "side2", "install_permanent"})
         if self.s.upgrades:
-            asks = (
-                risky
-                or any(c.name in ASKING_ON_OWN_CARD for c in player.installed)
-                or self.anyone_has("magnetic", besides=seat)
-            )
+            asks = risky or self.card_may_ask(seat, effects)
             self.attempt(seat, self.resolve_register, seat, register, asks=asks)
         elif risky:
             self.attempt(seat, self.resolve_register, seat, register)
         else:
             self.resolve_register(seat, register)
+
+    def card_may_ask(self, seat: int, effects: set[str]) -> bool:
+        """Whether resolving cards with these (not risky) effects can ask anyone anything:
+        if not, the card runs without a snapshot. Errs on the side of asking."""
+        names = {c.name for c in self.s.players[seat].installed}
+        if any(ASKING_ON_EFFECT.get(effect) in names for effect in effects):
+            return True
+        if effects <= STILL_EFFECTS:
+            return False
+        return bool(names & ASKING_ON_PUSH) or self.anyone_has("magnetic", besides=seat)
 
     def resolve_register(self, seat: int, register: Register) -> None:
         self._activation = seat  # "during your programming card activation" (12-C14)
@@ -843,7 +854,7 @@ class Rules2023(UpgradeRules):
     def stage_lasers(self) -> None:
         """Step B5: board lasers (Deflector Shield and Energy Conversion may be asked)."""
         if self.s.upgrades:
-            asks = self.anyone_has("deflector_shield", "energy_conversion")
+            asks = self.shield_ready() or self.anyone_has("energy_conversion")
             self.attempt(None, self.board_lasers, asks=asks)
         else:
             self.board_lasers()
@@ -868,15 +879,36 @@ class Rules2023(UpgradeRules):
         while self.s.turn < len(order):
             seat = order[self.s.turn]
             if self.s.upgrades:
-                asks = self.anyone_has("deflector_shield") or any(
-                    c.name in REPLACEMENT_WEAPONS for c in self.s.players[seat].installed
-                )
+                asks = self.weapons_may_ask(seat)
                 self.attempt(seat, self.fire_weapons, seat, asks=asks)
             else:
                 self.fire_weapons(seat)
             self.s.turn += 1
         self.s.turn = 0
         self.s.stage = "register_end"
+
+    def weapons_may_ask(self, seat: int) -> bool:
+        """Whether ``seat``'s weapons can ask anything (if not, they fire without a snapshot):
+        a weapon choice needs a replacement weapon and a target; a Deflector Shield question
+        needs a robot that has one, energy to pay and no shield up yet. Errs on asking."""
+        player = self.s.players[seat]
+        if player.pos is None or player.shutdown:
+            return False  # it does not fire (12-C5)
+        if self.shield_ready(besides=seat):
+            return True
+        return (
+            any(c.name in REPLACEMENT_WEAPONS for c in player.installed)
+            and self.trace_shot(seat, player.facing)[0] is not None
+        )
+
+    def shield_ready(self, besides: int | None = None) -> bool:
+        """Whether a robot (other than ``besides``) could be asked to raise Deflector Shield."""
+        key = self.register_key()
+        return any(
+            p.energy >= 1 and p.shield != key and self.has(p, "deflector_shield")
+            for p in self.s.players
+            if p.seat != besides and p.pos is not None
+        )
 
     def robot_weapons(self) -> None:
         """B6 in one go (every robot in turn order); the stages use :meth:`stage_weapons`."""
