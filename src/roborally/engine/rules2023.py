@@ -54,6 +54,10 @@ STILL_EFFECTS = frozenset({"rotate_left", "rotate_right", "u_turn", "power_up", 
 ASKING_ON_EFFECT = {"move1": "brakes", "rotate_left": "drifting", "rotate_right": "power_slide"}
 #: Upgrades that may ask their owner when the owner's card pushes a robot.
 ASKING_ON_PUSH = frozenset({"piercing_drill", "modular_chassis"})
+#: How far a Magnetic robot can stand from a robot whose (not risky) card may make it follow:
+#: it must be next to where one of the card's moves starts, at most 2 spaces from the robot
+#: (Move 1, Right, Move 1); 4 errs on the safe side.
+MAGNET_REACH = 4
 #: Decision kinds whose choice is one of a few option strings.
 STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 
@@ -694,7 +698,19 @@ class Rules2023(UpgradeRules):
             return True
         if effects <= STILL_EFFECTS:
             return False
-        return bool(names & ASKING_ON_PUSH) or self.anyone_has("magnetic", besides=seat)
+        return bool(names & ASKING_ON_PUSH) or self.magnet_within(seat, MAGNET_REACH)
+
+    def magnet_within(self, seat: int, reach: int) -> bool:
+        """Whether another robot with Magnetic stands within ``reach`` spaces (Manhattan)."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        return any(
+            p.pos is not None
+            and p.seat != seat
+            and abs(p.pos.x - pos.x) + abs(p.pos.y - pos.y) <= reach
+            and self.has(p, "magnetic")
+            for p in self.s.players
+        )
 
     def resolve_register(self, seat: int, register: Register) -> None:
         self._activation = seat  # "during your programming card activation" (12-C14)
