@@ -13,6 +13,7 @@ import pytest
 
 from roborally.bots.random_bot import RandomBot
 from roborally.bots.runner import new_game, run_bots
+from roborally.engine.decisions import Action
 
 
 @pytest.mark.parametrize(
@@ -31,3 +32,35 @@ def test_stages_without_snapshots_leave_the_game_untouched_when_they_ask(
     game._rules.check_untouched = True  # type: ignore[attr-defined]
     run_bots(game, [RandomBot(10 * seed + seat) for seat in range(5)])
     assert game.is_over()
+
+
+@pytest.mark.parametrize(
+    ("edition", "course", "variants"),
+    [
+        ("2023", "y23-rush-hour", []),
+        ("2023", "y23-rush-hour", ["competitive_start"]),
+        ("classic", "cl-first-shift", []),
+        ("classic-1994", "cl-first-shift", ["option_cards", "timer"]),
+    ],
+)
+def test_skipping_a_stage_rerun_gives_the_decisions_a_rerun_would(
+    edition: str, course: str, variants: list[str]
+) -> None:
+    """``Game.apply`` does not run the stage again while other decisions of its batch are
+    missing (``pending_after``); running it again must ask exactly those, with equal content."""
+    game = new_game(course, 4, 5, max_rounds=4, variants=variants, edition=edition)
+    bots = [RandomBot(seat) for seat in range(4)]
+    skipped = 0
+    while not game.is_over():
+        for decision in game.pending_decisions():
+            action = Action(decision.id, decision.seat, bots[decision.seat].choose({}, decision))
+            rerun = game.copy()
+            rerun.state.answers[action.decision_id] = Action(
+                action.decision_id, action.seat, rerun.check(action)
+            )
+            expected = rerun._rules.advance()  # type: ignore[attr-defined]
+            game.apply(action)
+            assert game.pending_decisions() == expected
+            assert game.digest() == rerun.digest()
+            skipped += len(expected) > 0 and decision.id not in {d.id for d in expected}
+    assert skipped > 10

@@ -40,6 +40,18 @@ class StageDriver(Mechanics):
     def legal_choices(self, decision: Decision) -> Iterator[Any]:
         raise NotImplementedError
 
+    def pending_after(self, answered: Decision, pending: list[Decision]) -> list[Decision] | None:
+        """The decisions still pending once ``answered`` (one of ``pending``) has its answer,
+        when that is known without running the stage again; ``None``: run it.
+
+        A stage changes nothing before it asks (or it is rolled back), so while other
+        decisions of the same batch are still missing, running it again would only ask them
+        again: the same decisions, in the same order. A ruleset whose questions depend on
+        other answers (the classic timer goes to the last programmer) says so here.
+        """
+        rest = [d for d in pending if d.id != answered.id]
+        return rest or None
+
     # ------------------------------------------------------------------ driver
     def advance(self) -> list[Decision]:
         """Run stages until the game needs decisions or ends; return the pending decisions."""

@@ -161,7 +161,9 @@ class Game:
         before = len(self._state.events)
         self._state.answers[normal.decision_id] = normal
         self.actions.append(normal)
-        self._pending = self._rules.advance()
+        answered = next(d for d in self._pending if d.id == normal.decision_id)
+        rest = self._rules.pending_after(answered, self._pending)
+        self._pending = self._rules.advance() if rest is None else rest
         return self._state.events[before:]
 
     def copy(self) -> Game:

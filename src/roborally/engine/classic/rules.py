@@ -271,6 +271,13 @@ class RulesClassic(StageDriver):
         self._shot_paths: dict[tuple[Pos, Direction], tuple[Pos, ...]] = {}
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
 
+    def pending_after(self, answered: Decision, pending: list[Decision]) -> list[Decision] | None:
+        """As the driver's, but the last programmer's decision changes (it gets the timer)."""
+        rest = super().pending_after(answered, pending)
+        if rest is not None and self.timer and len(rest) == 1 and self.s.stage == "program":
+            return None
+        return rest
+
     # ----------------------------------------------------------- snapshots
     def _snapshot(self) -> tuple[ClassicState, int]:
         # The events (all of the game's) and the answers (those of this stage) are not copied:
