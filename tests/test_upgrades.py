@@ -24,8 +24,8 @@ from roborally.bots.runner import new_game
 from roborally.cli import main
 from roborally.content.cards import CardDataError
 from roborally.content.upgrades import UPGRADE_FILE, catalogue, load_upgrades, parse_upgrades
-from roborally.engine.cards import PROGRAMMING_CARDS
-from roborally.engine.decisions import (
+from roborally.engine.core.cards import PROGRAMMING_CARDS
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
     Decision,
@@ -33,9 +33,9 @@ from roborally.engine.decisions import (
     IllegalActionError,
     InvalidActionError,
 )
-from roborally.engine.events import EventKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.state import MAX_ENERGY, GameState
 from roborally.engine.game import Game
-from roborally.engine.state import MAX_ENERGY, GameState
 from roborally.engine.upgrades import (
     IMPLEMENTED,
     MAX_INSTALLED,

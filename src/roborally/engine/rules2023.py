@@ -1,9 +1,10 @@
 """The 2023 edition's rules: setup, the round, programming, activation, damage, reboots.
 
 The game runs as a sequence of named stages (``state.stage``). Each stage either finishes and
-names the next one, or raises :class:`~roborally.engine.mechanics.Suspend` with the decisions it
-needs. A stage asks before it changes anything, or runs on a snapshot that is thrown away when it
-suspends, so answering a decision and re-running the stage gives exactly the same game.
+names the next one, or raises :class:`~roborally.engine.core.mechanics.Suspend` with the
+decisions it needs. A stage asks before it changes anything, or runs on a snapshot that is thrown
+away when it suspends, so answering a decision and re-running the stage gives exactly the same
+game.
 
 Section numbers (``4.3.1``) refer to ``shared/rules/edition-2023.md``; line references
 (``000: 584``) to the rulebook sources it cites.
@@ -16,19 +17,19 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import Any
 
-from roborally.engine.board import BeltColor, Course, Grid
-from roborally.engine.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card, CardType
-from roborally.engine.decisions import (
+from roborally.engine.core.board import BeltColor, Course, Grid
+from roborally.engine.core.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card, CardType
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Decision,
     DecisionKind,
     IllegalActionError,
     InvalidActionError,
 )
-from roborally.engine.events import EventKind
-from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.rng import make_rng
-from roborally.engine.state import (
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.core.rng import make_rng
+from roborally.engine.core.state import (
     HAND_SIZE,
     MAX_ENERGY,
     NUM_REGISTERS,
@@ -38,8 +39,8 @@ from roborally.engine.state import (
     Player,
     Register,
 )
+from roborally.engine.core.view import observation
 from roborally.engine.upgrades import REPLACEMENT_WEAPONS, UpgradeRules, deal_upgrades
-from roborally.engine.view import observation
 
 BLUE = frozenset({BeltColor.BLUE})
 GREEN = frozenset({BeltColor.GREEN})

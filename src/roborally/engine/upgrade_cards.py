@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from roborally.engine.carddata import CardDataError, card_entries, card_file, read_card_data
+from roborally.engine.core.carddata import CardDataError, card_entries, card_file, read_card_data
 
 PERMANENT = (
     "brakes",

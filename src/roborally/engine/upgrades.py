@@ -29,15 +29,15 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from roborally.engine.board import BeltColor
-from roborally.engine.cards import Card, CardType
-from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind
-from roborally.engine.driver import StageDriver
-from roborally.engine.events import EventKind
-from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.mechanics import Mechanics, Suspend
-from roborally.engine.rng import UPGRADE_STREAM, make_rng
-from roborally.engine.state import MAX_ENERGY, NUM_REGISTERS, GameState, Player, Register
+from roborally.engine.core.board import BeltColor
+from roborally.engine.core.cards import Card, CardType
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.driver import StageDriver
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.core.mechanics import Mechanics, Suspend
+from roborally.engine.core.rng import UPGRADE_STREAM, make_rng
+from roborally.engine.core.state import MAX_ENERGY, NUM_REGISTERS, GameState, Player, Register
 from roborally.engine.upgrade_cards import IMPLEMENTED as IMPLEMENTED
 from roborally.engine.upgrade_cards import MOVEMENT as MOVEMENT
 from roborally.engine.upgrade_cards import PERMANENT as PERMANENT
