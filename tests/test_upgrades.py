@@ -36,15 +36,9 @@ from roborally.engine.core.decisions import (
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.state import MAX_ENERGY, GameState
 from roborally.engine.game import Game
-from roborally.engine.upgrades import (
-    IMPLEMENTED,
-    MAX_INSTALLED,
-    MAX_UNDOS,
-    MOVEMENT,
-    PERMANENT,
-    TEMPORARY,
-    is_permanent,
-)
+from roborally.engine.rules2023.base import MAX_INSTALLED, is_permanent
+from roborally.engine.rules2023.upgrade_cards import IMPLEMENTED, MOVEMENT, PERMANENT, TEMPORARY
+from roborally.engine.rules2023.upgrade_phase import MAX_UNDOS
 
 # Costs as printed (spec 9.2 and 9.3; 000: 705-909).
 COSTS = {

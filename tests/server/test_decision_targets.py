@@ -23,7 +23,7 @@ from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Pos
 from roborally.engine.core.rng import derive_seed
 from roborally.engine.game import Game
-from roborally.engine.upgrades import REPLACEMENT_WEAPONS
+from roborally.engine.rules2023.weapons import REPLACEMENT_WEAPONS
 from roborally.server.settings import GameSettings, ServerOptions
 
 #: Ada (the person, seat 0) against Bo (the random bot, seat 1) on the tiny course, 2023 rules.
