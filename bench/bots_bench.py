@@ -43,7 +43,7 @@ from roborally.bots.runner import new_game
 from roborally.bots.sim import _MODELS, board_model, card_code
 from roborally.bots.tournament import GameTask, cpu_count, play_one, run_tournament
 from roborally.content.courses import find_course, list_courses
-from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
 from roborally.engine.editions import edition as edition_rules
 
 BUSY_COURSE = "y23-for-glory"  # 4 factory boards: belts of both colours, gears, pushers, lasers

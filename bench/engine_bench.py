@@ -39,7 +39,7 @@ from roborally.bots.random_bot import RandomBot
 from roborally.bots.runner import run_bots
 from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
-from roborally.engine.board import (
+from roborally.engine.core.board import (
     Belt,
     BeltColor,
     Board,
@@ -51,14 +51,14 @@ from roborally.engine.board import (
     Pusher,
     RebootToken,
 )
-from roborally.engine.cards import PROGRAMMING_CARDS
-from roborally.engine.decisions import Action
-from roborally.engine.events import EventKind
+from roborally.engine.core.cards import PROGRAMMING_CARDS
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import EAST, NORTH, SOUTH, WEST, Direction, Pos, Turn
+from roborally.engine.core.mechanics import Suspend
+from roborally.engine.core.state import NUM_REGISTERS, GameConfig, GameState
 from roborally.engine.game import Game
-from roborally.engine.geometry import EAST, NORTH, SOUTH, WEST, Direction, Pos, Turn
-from roborally.engine.mechanics import Suspend
 from roborally.engine.rules2023 import Rules2023, new_state
-from roborally.engine.state import NUM_REGISTERS, GameConfig, GameState
 
 TARGETS = {"2023": 5_000, "classic": 4_000}  # whole registers through Game.apply, per second
 COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange")

@@ -36,9 +36,9 @@ from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.content.fairness import NotVerified, verify_record
 from roborally.content.record import parse_record
+from roborally.engine.core.rng import LEGACY_RNG, RNG_VERSION, parse_seed, seed_commitment
+from roborally.engine.core.state import GameConfig
 from roborally.engine.game import Game
-from roborally.engine.rng import LEGACY_RNG, RNG_VERSION, parse_seed, seed_commitment
-from roborally.engine.state import GameConfig
 from roborally.server.client import RemotePlayer, view_leaks
 from roborally.server.store import DB_NAME
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from roborally.bots.random_bot import RandomBot
 from roborally.content.cards import damage_deck
 from roborally.content.courses import CourseInfo, list_courses
-from roborally.engine.board import Grid
-from roborally.engine.cards import PROGRAMMING_CARDS
-from roborally.engine.decisions import Action
+from roborally.engine.core.board import Grid
+from roborally.engine.core.cards import PROGRAMMING_CARDS
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.state import MAX_ENERGY, VARIANTS, GameConfig, GameState
 from roborally.engine.game import Game
-from roborally.engine.state import MAX_ENERGY, VARIANTS, GameConfig, GameState
 
 COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange")
 

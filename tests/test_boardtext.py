@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roborally.content.boardtext import BoardFormatError, load_board, parse_board, write_board
-from roborally.engine.board import Belt, BeltColor, Board, Cell, Laser, Pusher
-from roborally.engine.geometry import Direction, Pos, Turn
+from roborally.engine.core.board import Belt, BeltColor, Board, Cell, Laser, Pusher
+from roborally.engine.core.geometry import Direction, Pos, Turn
 
 N, E, S, W = Direction.NORTH, Direction.EAST, Direction.SOUTH, Direction.WEST
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "board-format.md"

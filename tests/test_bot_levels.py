@@ -18,7 +18,7 @@ from roborally.bots.planner import PlannerBot
 from roborally.bots.random_bot import BOTS, RandomBot, make_bot
 from roborally.bots.runner import new_game
 from roborally.bots.tournament import run_tournament
-from roborally.engine.decisions import Action, DecisionKind
+from roborally.engine.core.decisions import Action, DecisionKind
 from roborally.engine.game import Game
 from roborally.server.rulesets import options_json
 

@@ -17,7 +17,7 @@ import pytest
 from roborally.bots.expert import ExpertBot
 from roborally.bots.planner import PlannerBot
 from roborally.bots.runner import new_game
-from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
 
 
 def planners(seed: int, expert: bool = False) -> list[Any]:

@@ -44,12 +44,12 @@ from roborally.bots.tournament import play_one, run_tournament, tasks, wilson
 from roborally.cli import main
 from roborally.content.courses import find_course
 from roborally.content.record import load_record, replay
-from roborally.engine.board import BeltColor
-from roborally.engine.decisions import Action, Decision, DecisionKind
-from roborally.engine.events import EventKind
+from roborally.engine.core.board import BeltColor
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.rng import derive_seed
 from roborally.engine.game import Game
-from roborally.engine.geometry import Direction, Pos
-from roborally.engine.rng import derive_seed
 
 ROOT = Path(__file__).parent.parent
 

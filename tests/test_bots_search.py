@@ -18,7 +18,7 @@ from typing import Any
 from roborally.bots.planner import DECK_2023, PlannerBot
 from roborally.bots.random_bot import make_bot
 from roborally.bots.runner import new_game
-from roborally.engine.decisions import Action, Decision, DecisionKind
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
 
 FIXTURE = Path(__file__).with_name("bots_search_expected.json")
 

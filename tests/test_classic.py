@@ -36,11 +36,11 @@ from roborally.engine.classic.model import (
     locks_for,
 )
 from roborally.engine.classic.view import classic_observation
-from roborally.engine.decisions import TIMEOUT, Action, Decision, DecisionKind
+from roborally.engine.core.decisions import TIMEOUT, Action, Decision, DecisionKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.state import GameConfig
 from roborally.engine.editions import edition
-from roborally.engine.events import EventKind
 from roborally.engine.game import Game
-from roborally.engine.state import GameConfig
 
 CLASSIC_COURSES = [c for c in list_courses() if c.edition == "classic"]
 EDITIONS = ("classic", "classic-1994")
@@ -556,7 +556,7 @@ def test_a_timeout_fills_the_registers_at_random_from_the_hand() -> None:
 
 
 def test_programs_accept_bare_card_types_and_reject_bad_ones() -> None:
-    from roborally.engine.decisions import IllegalActionError, InvalidActionError
+    from roborally.engine.core.decisions import IllegalActionError, InvalidActionError
 
     game = program_round([])
     decision = game.pending_decisions()[0]
@@ -589,7 +589,7 @@ def test_reentry_next_to_an_occupied_archive_never_faces_a_robot_within_3() -> N
     options = rules.reentry_options(a)
     assert options and all(" " in o for o in options)
     occupied = {p.pos for p in state.players if p.pos is not None}
-    from roborally.engine.geometry import Direction, Pos
+    from roborally.engine.core.geometry import Direction, Pos
 
     for option in options:
         where, letter = option.split()

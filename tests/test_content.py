@@ -17,9 +17,9 @@ from roborally.content.courses import (
     list_courses,
     parse_course,
 )
-from roborally.engine.board import Board, Cell, Grid
-from roborally.engine.cards import HAYWIRE_EFFECTS, CardType, default_damage_deck
-from roborally.engine.geometry import NORTH, Pos
+from roborally.engine.core.board import Board, Cell, Grid
+from roborally.engine.core.cards import HAYWIRE_EFFECTS, CardType, default_damage_deck
+from roborally.engine.core.geometry import NORTH, Pos
 
 DAMAGE_TEXT = (
     resources.files("roborally.content") / "data" / "cards" / "damage-2023.json"

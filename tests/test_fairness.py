@@ -23,9 +23,9 @@ from roborally.content.record import (
     parse_record,
     write_record,
 )
-from roborally.engine.decisions import Action
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.rng import seed_commitment, seed_text
 from roborally.engine.game import Game
-from roborally.engine.rng import seed_commitment, seed_text
 from test_record import first_program, header_variant, tamper  # the record tests' editors
 
 RECORDS = Path(__file__).resolve().parent / "records"

@@ -24,8 +24,8 @@ import roborally.bots.random_bot
 import roborally.engine
 from roborally.bots.random_bot import RandomBot
 from roborally.bots.runner import new_game
-from roborally.engine.cards import PROGRAMMING_CARDS
-from roborally.engine.decisions import (
+from roborally.engine.core.cards import PROGRAMMING_CARDS
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
     ActionError,
@@ -35,9 +35,9 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
-from roborally.engine.events import EventKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.state import NUM_REGISTERS
 from roborally.engine.game import Game
-from roborally.engine.state import NUM_REGISTERS
 
 ALL_NAMES = list(PROGRAMMING_CARDS)  # the 9 kinds of programming card
 
@@ -573,7 +573,8 @@ def test_face_down_haywires_are_secret_events() -> None:
 
 # ------------------------------------------------------------------------ doctests
 def _modules() -> list[ModuleType]:
-    names = [f"roborally.engine.{m.name}" for m in pkgutil.iter_modules(roborally.engine.__path__)]
+    found = pkgutil.walk_packages(roborally.engine.__path__, "roborally.engine.")
+    names = [m.name for m in found]
     modules = [importlib.import_module(name) for name in sorted(names)]
     return [*modules, roborally.bots.random_bot]
 

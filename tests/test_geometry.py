@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from roborally.engine.board import Board, Cell, Course, PlacedBoard
-from roborally.engine.decisions import Action
-from roborally.engine.game import Game
-from roborally.engine.geometry import (
+from roborally.engine.core.board import Board, Cell, Course, PlacedBoard
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.geometry import (
     DIRECTIONS,
     EAST,
     NORTH,
@@ -16,7 +15,8 @@ from roborally.engine.geometry import (
     Turn,
     rotate_pos,
 )
-from roborally.engine.state import GameConfig
+from roborally.engine.core.state import GameConfig
+from roborally.engine.game import Game
 
 
 def test_every_direction_is_truthy() -> None:

@@ -186,6 +186,8 @@ def test_the_scan_sees_the_package() -> None:
     found = modules()
     assert "roborally.engine.game" in found
     assert "roborally.engine.classic.rules" in found
+    assert "roborally.engine.core.mechanics" in found
+    assert "roborally.engine.rules2023" in found
     assert "roborally.server.app" in found
     assert len(all_imports()) > 100
 
@@ -208,6 +210,48 @@ def test_the_engine_imports_nothing_above_it() -> None:
         and any(imp.target == p or imp.target.startswith(p + ".") for p in ABOVE_ENGINE)
     ]
     assert not bad, "the engine imports a layer above it:\n" + "\n".join(bad)
+
+
+#: Inside the engine: the edition-free core and the two editions beside it (README.md, "Layout").
+CORE = "roborally.engine.core"
+EDITION_PACKAGES = ("roborally.engine.rules2023", "roborally.engine.classic")
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_core_imports_no_edition() -> None:
+    """engine/core/ knows no edition: it imports neither edition's package."""
+    bad = [
+        str(imp)
+        for imp in all_imports()
+        if within(imp.module, CORE) and any(within(imp.target, p) for p in EDITION_PACKAGES)
+    ]
+    assert not bad, "the engine's core imports an edition:\n" + "\n".join(bad)
+
+
+def test_the_core_imports_only_the_core() -> None:
+    """Nor does it import the engine's public API above it (game, editions, preview, testing)."""
+    bad = [
+        str(imp)
+        for imp in all_imports()
+        if within(imp.module, CORE)
+        and within(imp.target, "roborally.engine")
+        and imp.target != "roborally.engine"
+        and not within(imp.target, CORE)
+    ]
+    assert not bad, "the engine's core imports outside the core:\n" + "\n".join(bad)
+
+
+def test_the_editions_do_not_import_each_other() -> None:
+    bad = [
+        str(imp)
+        for imp in all_imports()
+        for source, other in (EDITION_PACKAGES, EDITION_PACKAGES[::-1])
+        if within(imp.module, source) and within(imp.target, other)
+    ]
+    assert not bad, "one edition imports the other:\n" + "\n".join(bad)
 
 
 def test_each_layer_imports_only_the_layers_before_it() -> None:
@@ -235,25 +279,25 @@ def scan(tmp_path: Path, name: str, source: str) -> list[str]:
 def test_scanner_counts_lazy_imports_and_skips_type_checking(tmp_path: Path) -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "import roborally.engine.state\n"
+        "import roborally.engine.core.state\n"
         "from roborally.engine import game, nothing_here\n"
         "from . import events\n"
         "from .cards import Card\n"
         "if TYPE_CHECKING:\n"
         "    from roborally.bots.planner import PlannerBot\n"
         "else:\n"
-        "    from roborally.engine import rng\n"
+        "    from roborally.engine.core import rng\n"
         "def f():\n"
         "    from roborally.content.cards import damage_deck\n"
         "    import_module('roborally.server.app')\n"
     )
-    assert scan(tmp_path, "roborally.engine.x", source) == [
-        "roborally.engine.state",
+    assert scan(tmp_path, "roborally.engine.core.x", source) == [
+        "roborally.engine.core.state",
         "roborally.engine.game",
         "roborally.engine",
-        "roborally.engine.events",
-        "roborally.engine.cards",
-        "roborally.engine.rng",
+        "roborally.engine.core.events",
+        "roborally.engine.core.cards",
+        "roborally.engine.core.rng",
         "roborally.content.cards",
         "roborally.server.app",
     ]

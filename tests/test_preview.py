@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roborally import api
-from roborally.engine.cards import PROGRAMMING_CARDS
-from roborally.engine.decisions import TIMEOUT, Action, Decision, DecisionKind
-from roborally.engine.events import Event, EventKind
+from roborally.engine.core.cards import PROGRAMMING_CARDS
+from roborally.engine.core.decisions import TIMEOUT, Action, Decision, DecisionKind
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.game import Game
-from roborally.engine.geometry import Direction, Pos
 from roborally.engine.preview import NoRandom, preview_program
 
 Place = tuple[tuple[int, int] | None, str | None]

@@ -25,12 +25,12 @@ from hypothesis import strategies as st
 
 from roborally.bots.random_bot import RandomBot
 from roborally.bots.runner import new_game
-from roborally.engine.cards import PROGRAMMING_CARDS, Card
-from roborally.engine.decisions import TIMEOUT, Action, Decision, DecisionKind
-from roborally.engine.events import Event, EventKind
+from roborally.engine.core.cards import PROGRAMMING_CARDS, Card
+from roborally.engine.core.decisions import TIMEOUT, Action, Decision, DecisionKind
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.geometry import Turn
+from roborally.engine.core.state import HAND_SIZE, MAX_ENERGY, NUM_REGISTERS, VARIANTS, GameState
 from roborally.engine.game import Game
-from roborally.engine.geometry import Turn
-from roborally.engine.state import HAND_SIZE, MAX_ENERGY, NUM_REGISTERS, VARIANTS, GameState
 
 EXPECTED_PROGRAMMING = {"move1": 4, "move2": 3, "move3": 1, "rotate_right": 4, "rotate_left": 4}
 EXPECTED_PROGRAMMING |= {"u_turn": 1, "move_back": 1, "power_up": 1, "again": 1}

@@ -21,10 +21,16 @@ from roborally.content.record import (
     replay,
     write_record,
 )
-from roborally.engine.decisions import TIMEOUT, Action, Decision, DecisionKind, InvalidActionError
+from roborally.engine.core.decisions import (
+    TIMEOUT,
+    Action,
+    Decision,
+    DecisionKind,
+    InvalidActionError,
+)
+from roborally.engine.core.rng import LEGACY_RNG, RNG_VERSION, seed_commitment, seed_text
+from roborally.engine.core.state import VARIANTS
 from roborally.engine.game import RULES_VERSION, Game
-from roborally.engine.rng import LEGACY_RNG, RNG_VERSION, seed_commitment, seed_text
-from roborally.engine.state import VARIANTS
 
 
 def play(

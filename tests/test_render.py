@@ -13,7 +13,7 @@ import pytest
 
 from roborally.content.boardtext import parse_board
 from roborally.content.courses import DATA, board_named, find_course, list_courses
-from roborally.engine.board import (
+from roborally.engine.core.board import (
     Belt,
     BeltColor,
     Board,
@@ -24,7 +24,7 @@ from roborally.engine.board import (
     PlacedBoard,
     RebootToken,
 )
-from roborally.engine.geometry import Direction, Pos, Turn
+from roborally.engine.core.geometry import Direction, Pos, Turn
 from roborally.render import (
     CairoMissingError,
     RobotMark,

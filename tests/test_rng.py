@@ -22,9 +22,8 @@ from hypothesis import strategies as st
 from roborally.bots.random_bot import RandomBot
 from roborally.bots.runner import new_game
 from roborally.content.courses import find_course
-from roborally.engine.decisions import Action
-from roborally.engine.game import Game
-from roborally.engine.rng import (
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.rng import (
     LEGACY_RNG,
     MAIN_STREAM,
     RNG_VERSION,
@@ -40,7 +39,8 @@ from roborally.engine.rng import (
     seed_commitment,
     seed_text,
 )
-from roborally.engine.state import GameConfig
+from roborally.engine.core.state import GameConfig
+from roborally.engine.game import Game
 
 BIG = 2**256 - 1
 

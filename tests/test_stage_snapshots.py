@@ -13,7 +13,7 @@ import pytest
 
 from roborally.bots.random_bot import RandomBot
 from roborally.bots.runner import new_game, run_bots
-from roborally.engine.decisions import Action
+from roborally.engine.core.decisions import Action
 
 
 @pytest.mark.parametrize(

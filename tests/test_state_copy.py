@@ -8,7 +8,7 @@ import pytest
 
 from roborally.content.courses import find_course
 from roborally.engine.game import Game
-from roborally.engine.state import GameConfig
+from roborally.engine.core.state import GameConfig
 
 #: Fields that hold containers but are copied by hand in ``copy`` (not in ``CONTAINERS``).
 BY_HAND = {"registers", "players"}

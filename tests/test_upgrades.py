@@ -24,8 +24,8 @@ from roborally.bots.runner import new_game
 from roborally.cli import main
 from roborally.content.cards import CardDataError
 from roborally.content.upgrades import UPGRADE_FILE, catalogue, load_upgrades, parse_upgrades
-from roborally.engine.cards import PROGRAMMING_CARDS
-from roborally.engine.decisions import (
+from roborally.engine.core.cards import PROGRAMMING_CARDS
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
     Decision,
@@ -33,18 +33,12 @@ from roborally.engine.decisions import (
     IllegalActionError,
     InvalidActionError,
 )
-from roborally.engine.events import EventKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.state import MAX_ENERGY, GameState
 from roborally.engine.game import Game
-from roborally.engine.state import MAX_ENERGY, GameState
-from roborally.engine.upgrades import (
-    IMPLEMENTED,
-    MAX_INSTALLED,
-    MAX_UNDOS,
-    MOVEMENT,
-    PERMANENT,
-    TEMPORARY,
-    is_permanent,
-)
+from roborally.engine.rules2023.base import MAX_INSTALLED, is_permanent
+from roborally.engine.rules2023.upgrade_cards import IMPLEMENTED, MOVEMENT, PERMANENT, TEMPORARY
+from roborally.engine.rules2023.upgrade_phase import MAX_UNDOS
 
 # Costs as printed (spec 9.2 and 9.3; 000: 705-909).
 COSTS = {

@@ -37,7 +37,7 @@ from roborally.bots.planner import PlannerBot, random_program, register_course
 from roborally.bots.random_bot import RandomBot, seat_seed
 from roborally.bots.sim import C_EMPTY, BoardModel, MultiSim, SimRobot, card_code
 from roborally.bots.tournament import TournamentResult, register_bot, run_tournament
-from roborally.engine.decisions import (
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
     ActionError,
@@ -47,9 +47,9 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
-from roborally.engine.events import Event, EventKind
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.game import Game, Outcome
-from roborally.engine.geometry import Direction, Pos
 
 __all__ = [
     "TIMEOUT",

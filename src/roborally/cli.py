@@ -102,7 +102,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
     from roborally.content.boardtext import load_board
     from roborally.content.courses import board_named, find_course, list_courses
-    from roborally.engine.board import Board, Course, Grid, default_start_facing
+    from roborally.engine.core.board import Board, Course, Grid, default_start_facing
     from roborally.render import RobotMark, render, svg_to_png
 
     target: Board | Course
@@ -235,7 +235,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _seed(text: str) -> int:
     """``--seed``: decimal or 0x-hex."""
-    from roborally.engine.rng import parse_seed
+    from roborally.engine.core.rng import parse_seed
 
     try:
         return parse_seed(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roborally.content.courses import DATA, board_named, list_courses
-from roborally.engine.board import Course, Grid
+from roborally.engine.core.board import Course, Grid
 from roborally.render import render, svg_to_png
 
 COURSE_CELL = 20

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roborally.bots.random_bot import make_bot
-from roborally.engine.decisions import Action, Decision, DecisionKind
-from roborally.engine.events import EventKind
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import Pos
+from roborally.engine.core.rng import derive_seed
 from roborally.engine.game import Game
-from roborally.engine.geometry import Pos
-from roborally.engine.rng import derive_seed
-from roborally.engine.upgrades import REPLACEMENT_WEAPONS
+from roborally.engine.rules2023.weapons import REPLACEMENT_WEAPONS
 from roborally.server.settings import GameSettings, ServerOptions
 
 #: Ada (the person, seat 0) against Bo (the random bot, seat 1) on the tiny course, 2023 rules.

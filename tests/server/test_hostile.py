@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from roborally.engine.cards import PROGRAMMING_CARDS
+from roborally.engine.core.cards import PROGRAMMING_CARDS
 
 from .conftest import Ws, connect, create, hello, room_of
 

@@ -10,8 +10,8 @@ from starlette.testclient import TestClient
 from roborally.bots.random_bot import BOTS
 from roborally.content.courses import list_courses
 from roborally.content.record import write_record
+from roborally.engine.core.rng import seed_commitment, seed_text
 from roborally.engine.editions import all_editions
-from roborally.engine.rng import seed_commitment, seed_text
 from roborally.server.app import ServerOptions
 from roborally.server.rulesets import course_fits, courses_for, edition_available
 

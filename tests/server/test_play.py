@@ -15,8 +15,8 @@ from starlette.testclient import TestClient
 
 from roborally.bots.random_bot import RandomBot
 from roborally.content.record import write_record
-from roborally.engine.events import Event, EventKind
-from roborally.engine.rng import parse_seed, seed_commitment
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.rng import parse_seed, seed_commitment
 from roborally.server.client import RemotePlayer, hands_in, view_leaks
 from roborally.server.host import GameHost, HostSpec
 from roborally.server.room import GameRoom

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from roborally.content.boardtext import parse_board
-from roborally.engine.board import Course, Grid
-from roborally.engine.geometry import Pos
+from roborally.engine.core.board import Course, Grid
+from roborally.engine.core.geometry import Pos
 from roborally.render.showcase import showcase_board
 from roborally.server import rules_pages
 from roborally.server.boardjson import grid_to_json

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from roborally.bots.random_bot import RandomBot
-from roborally.engine.decisions import TIMEOUT, Action
+from roborally.engine.core.decisions import TIMEOUT, Action
 from roborally.server.host import GameHost, HostSpec, Play
 from roborally.server.settings import GameSettings
 

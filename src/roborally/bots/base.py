@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from roborally.engine.decisions import Decision
+from roborally.engine.core.decisions import Decision
 
 
 class Bot(Protocol):

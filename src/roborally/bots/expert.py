@@ -50,9 +50,9 @@ from roborally.bots.sim import (
     SimRobot,
     card_code,
 )
-from roborally.engine.board import Course
-from roborally.engine.decisions import Decision, DecisionKind
-from roborally.engine.geometry import Direction
+from roborally.engine.core.board import Course
+from roborally.engine.core.decisions import Decision, DecisionKind
+from roborally.engine.core.geometry import Direction
 
 FIRST_MOVES = ("move1", "move2", "move3", "back_up")
 

@@ -40,8 +40,8 @@ from roborally.bots.base import Bot
 from roborally.bots.expert import ExpertBot
 from roborally.bots.planner import NUM_REGISTERS, PlannerBot, ProgramSearch, Weights
 from roborally.bots.upgrade_play import _first_safe
-from roborally.engine.board import Course
-from roborally.engine.decisions import Decision
+from roborally.engine.core.board import Course
+from roborally.engine.core.decisions import Decision
 
 
 class LevelBot(PlannerBot):

@@ -60,9 +60,9 @@ from roborally.bots.sim import (
     family_of,
 )
 from roborally.bots.upgrade_play import choose_upgrade, weapon
-from roborally.engine.board import Course, default_start_facing
-from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind
-from roborally.engine.geometry import Direction, Pos
+from roborally.engine.core.board import Course, default_start_facing
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.geometry import Direction, Pos
 
 NUM_REGISTERS = 5
 MAX_ENERGY = 10

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from roborally.bots.base import Bot
-from roborally.engine.decisions import Decision, DecisionKind
-from roborally.engine.rng import derive_seed
+from roborally.engine.core.decisions import Decision, DecisionKind
+from roborally.engine.core.rng import derive_seed
 
 #: First options of upgrade decisions that mean "do nothing" (they are also the defaults).
 PASSIVE = frozenset({"none", "no", "stay", "keep", "take", "move", "main", "discard", "done"})
@@ -22,7 +22,7 @@ class RandomBot:
     decisions it takes an active option with probability ``upgrade_rate``. Programs place the
     Haywires that Rewire put in the hand and, with Crab Legs, sometimes a Move 1 + Rotate pair.
 
-    >>> from roborally.engine.decisions import Decision, DecisionKind
+    >>> from roborally.engine.core.decisions import Decision, DecisionKind
     >>> bot = RandomBot(seed=1)
     >>> d = Decision("t1-p1-program", 0, DecisionKind.PROGRAM, "", (), "",
     ...              {"hand": ["move1"] * 9, "locked": [2], "registers": 5})

@@ -9,11 +9,11 @@ from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.content.fairness import new_seed
 from roborally.content.record import write_record
-from roborally.engine.decisions import Action
-from roborally.engine.events import EventKind
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.rng import seed_commitment, seed_text
+from roborally.engine.core.state import GameConfig
 from roborally.engine.game import Game, Outcome
-from roborally.engine.rng import seed_commitment, seed_text
-from roborally.engine.state import GameConfig
 
 COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange", "Cyan", "Grey")
 

@@ -1,9 +1,9 @@
 """Fast simulation for the bots: a lone robot's transition tables and a small multi-robot model.
 
-Everything here is built from public board data (a :class:`~roborally.engine.board.Course` and
+Everything here is built from public board data (a :class:`~roborally.engine.core.board.Course` and
 the edition's family) and runs the engine's own movement code,
-:class:`~roborally.engine.mechanics.Mechanics`, on a scratch
-:class:`~roborally.engine.state.GameState`; nothing reads a game in progress.
+:class:`~roborally.engine.core.mechanics.Mechanics`, on a scratch
+:class:`~roborally.engine.core.state.GameState`; nothing reads a game in progress.
 
 * :class:`BoardModel` caches, per course, what a **lone robot** does in one register: from a
   *state* (``cell * 4 + facing``) a card *effect* is performed and then the board elements of that
@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from roborally.engine.board import BeltColor, Course, Grid
-from roborally.engine.events import EventKind
-from roborally.engine.geometry import Direction, Pos, Turn
-from roborally.engine.mechanics import Mechanics
-from roborally.engine.rng import make_rng
-from roborally.engine.state import GameConfig, GameState, Player
+from roborally.engine.core.board import BeltColor, Course, Grid
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import Direction, Pos, Turn
+from roborally.engine.core.mechanics import Mechanics
+from roborally.engine.core.rng import make_rng
+from roborally.engine.core.state import GameConfig, GameState, Player
 
 # ------------------------------------------------------------------------------ effects
 #: The card effects a lone robot can perform (programming cards, Haywires, classic options).
@@ -133,7 +133,7 @@ def _damage_effects() -> dict[str, str]:
 
         deck = damage_deck()
     except Exception:  # pragma: no cover - a broken data file must not stop the bots
-        from roborally.engine.cards import default_damage_deck
+        from roborally.engine.core.cards import default_damage_deck
 
         deck = default_damage_deck()
     return {spec.name: spec.effect for spec in deck.cards}

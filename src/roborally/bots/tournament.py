@@ -32,8 +32,8 @@ from typing import Any, TextIO
 
 from roborally.bots.base import Bot
 from roborally.bots.random_bot import BOTS, seat_seed
-from roborally.engine.decisions import Action, DecisionKind
-from roborally.engine.events import EventKind
+from roborally.engine.core.decisions import Action, DecisionKind
+from roborally.engine.core.events import EventKind
 from roborally.engine.game import Game
 
 DEFAULT_COURSES = {"2023": "tiny", "classic": "cl-first-shift", "classic-1994": "cl-first-shift"}

@@ -30,8 +30,8 @@ from roborally.bots.sim import (
     E_NOOP,
     card_code,
 )
-from roborally.engine.decisions import Decision
-from roborally.engine.geometry import Direction, Pos, Turn
+from roborally.engine.core.decisions import Decision
+from roborally.engine.core.geometry import Direction, Pos, Turn
 
 if TYPE_CHECKING:
     from roborally.bots.planner import PlannerBot, ProgramSearch

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from roborally.engine.board import Belt, BeltColor, Board, Cell, Laser, Pusher
-from roborally.engine.geometry import Direction, Pos, Turn
+from roborally.engine.core.board import Belt, BeltColor, Board, Cell, Laser, Pusher
+from roborally.engine.core.geometry import Direction, Pos, Turn
 
 __all__ = ["BoardFormatError", "load_board", "parse_board", "write_board"]
 

@@ -1,7 +1,7 @@
 """Card data files: the 2023 damage deck (``data/cards/damage-2023.json``).
 
-A game receives its damage deck through :class:`~roborally.engine.state.GameConfig`; the
-other card files belong to the engine (:mod:`roborally.engine.carddata`, whose helpers and
+A game receives its damage deck through :class:`~roborally.engine.core.state.GameConfig`; the
+other card files belong to the engine (:mod:`roborally.engine.core.carddata`, whose helpers and
 :class:`CardDataError` this module re-exports).
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from roborally.engine.carddata import CardDataError as CardDataError
-from roborally.engine.carddata import card_entries as card_entries
-from roborally.engine.carddata import card_file as card_file
-from roborally.engine.cards import HAYWIRE_EFFECTS, CardSpec, CardType, DamageDeckSpec
+from roborally.engine.core.carddata import CardDataError as CardDataError
+from roborally.engine.core.carddata import card_entries as card_entries
+from roborally.engine.core.carddata import card_file as card_file
+from roborally.engine.core.cards import HAYWIRE_EFFECTS, CardSpec, CardType, DamageDeckSpec
 
 DAMAGE_FILE = "cards/damage-2023.json"
 

@@ -7,7 +7,7 @@ from importlib import import_module
 from typing import Any
 
 from roborally.content.cards import damage_deck
-from roborally.engine.cards import PROGRAMMING_CARDS
+from roborally.engine.core.cards import PROGRAMMING_CARDS
 
 
 def catalogue(edition: str) -> dict[str, list[dict[str, Any]]]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from roborally.content.scenario_error import ScenarioError
-from roborally.engine.cards import Card
 from roborally.engine.classic.model import (
     NUM_REGISTERS,
     ClassicPlayer,
@@ -21,8 +20,9 @@ from roborally.engine.classic.model import (
     locks_for,
 )
 from roborally.engine.classic.rules import setup_state
-from roborally.engine.events import Event, EventKind
-from roborally.engine.state import GameConfig
+from roborally.engine.core.cards import Card
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.state import GameConfig
 
 #: Robot attributes (indented lines under ``robot NAME:``) only classic scenarios use.
 ROBOT_ATTRIBUTES = frozenset(

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from roborally.content.boardtext import BoardFormatError, parse_board
-from roborally.engine.board import (
+from roborally.engine.core.board import (
     Board,
     BoardError,
     Course,
@@ -45,7 +45,7 @@ from roborally.engine.board import (
     PlacedBoard,
     RebootToken,
 )
-from roborally.engine.geometry import Direction, Pos
+from roborally.engine.core.geometry import Direction, Pos
 
 DATA = resources.files("roborally.content") / "data"
 

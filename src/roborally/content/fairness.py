@@ -2,12 +2,12 @@
 
 A game's seed decides every shuffle, so whoever knows it knows every hand. A fair game therefore
 draws a fresh 256-bit seed (:func:`new_seed`), publishes only its commitment (the SHA-256 of the
-seed, :func:`~roborally.engine.rng.seed_commitment`) while the game runs, and reveals the seed at
-the end. Its record (format version 2) holds the seed, the commitment, every decision and the
-final state digest; :func:`verify_record` (``roborally verify GAME.rec``) checks that the seed is
-the one committed to and that the decisions, replayed from it, lead to the recorded end.
+seed, :func:`~roborally.engine.core.rng.seed_commitment`) while the game runs, and reveals the
+seed at the end. Its record (format version 2) holds the seed, the commitment, every decision
+and the final state digest; :func:`verify_record` (``roborally verify GAME.rec``) checks that the
+seed is the one committed to and that the decisions, replayed from it, lead to the recorded end.
 
->>> from roborally.engine.rng import seed_commitment
+>>> from roborally.engine.core.rng import seed_commitment
 >>> seed = new_seed()
 >>> 0 <= seed < 2**256 and len(seed_commitment(seed)) == 64
 True
@@ -19,7 +19,7 @@ import secrets
 from dataclasses import dataclass
 
 from roborally.content.record import Record, replay
-from roborally.engine.rng import LEGACY_RNG, SEED_BITS, seed_commitment, seed_text
+from roborally.engine.core.rng import LEGACY_RNG, SEED_BITS, seed_commitment, seed_text
 
 
 def new_seed() -> int:

@@ -37,16 +37,16 @@ from typing import Any
 
 from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
-from roborally.engine.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
-from roborally.engine.game import Game
-from roborally.engine.rng import (
+from roborally.engine.core.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
+from roborally.engine.core.rng import (
     LEGACY_RNG,
     RNG_VERSIONS,
     parse_seed,
     seed_commitment,
     seed_text,
 )
-from roborally.engine.state import GameConfig
+from roborally.engine.core.state import GameConfig
+from roborally.engine.game import Game
 
 #: The format version written.
 FORMAT_VERSION = "2"

@@ -15,15 +15,15 @@ from pathlib import Path
 from roborally.content.boardtext import BoardFormatError, parse_board
 from roborally.content.classic_scenario import EXPECTATIONS as CLASSIC_EXPECTATIONS
 from roborally.content.scenario_error import ScenarioError as ScenarioError
-from roborally.engine.board import Course
-from roborally.engine.cards import PROGRAMMING_CARDS, Card
-from roborally.engine.decisions import Action, Decision, DecisionKind
-from roborally.engine.driver import StageDriver
+from roborally.engine.core.board import Course
+from roborally.engine.core.cards import PROGRAMMING_CARDS, Card
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
+from roborally.engine.core.driver import StageDriver
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.mechanics import Suspend as _Suspend
+from roborally.engine.core.state import VARIANTS, GameConfig, GameState, Player, Register
 from roborally.engine.editions import edition as edition_named
-from roborally.engine.events import Event, EventKind
-from roborally.engine.geometry import Direction, Pos
-from roborally.engine.mechanics import Suspend as _Suspend
-from roborally.engine.state import VARIANTS, GameConfig, GameState, Player, Register
 
 
 @dataclass

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 
 from roborally.content.boardtext import BoardFormatError, load_board
 from roborally.content.courses import CourseFormatError, CourseInfo, load_course_file
-from roborally.engine.board import BeltColor, BoardError, Grid
-from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.mechanics import Mechanics
+from roborally.engine.core.board import BeltColor, BoardError, Grid
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.core.mechanics import Mechanics
+from roborally.engine.core.state import GameConfig
 from roborally.engine.rules2023 import new_state
-from roborally.engine.state import GameConfig
 
 CARD_MOVES: tuple[tuple[int, Turn], ...] = (
     (1, Turn.NONE),

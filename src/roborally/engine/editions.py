@@ -1,11 +1,11 @@
 """Editions: each ruleset registers its rules class, its setup and its limits.
 
 The core never branches on an edition's name; :class:`roborally.engine.game.Game` looks the
-edition up here. A new ruleset subclasses :class:`roborally.engine.mechanics.Mechanics` (or an
+edition up here. A new ruleset subclasses :class:`roborally.engine.core.mechanics.Mechanics` (or an
 existing ruleset), implements the stage methods, and is registered with :func:`register`; the
 shipped ones are registered here from their modules' facts, so no rules module imports this
 registry. Importing ``roborally.engine`` loads this module, which adds the edition check to
-every new :class:`~roborally.engine.state.GameConfig`.
+every new :class:`~roborally.engine.core.state.GameConfig`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from roborally.engine.state import CONFIG_CHECKS, GameConfig, GameState
+from roborally.engine.core.state import CONFIG_CHECKS, GameConfig, GameState
 
 if TYPE_CHECKING:
-    from roborally.engine.board import Course, Grid
-    from roborally.engine.driver import StageDriver
+    from roborally.engine.core.board import Course, Grid
+    from roborally.engine.core.driver import StageDriver
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ def _load_builtin() -> None:
     """Register the shipped editions from their rules modules' facts (the rules modules do
     not import this registry, so the engine has no import cycle)."""
     if "2023" not in EDITIONS:
-        from roborally.engine import rules2023, state
+        from roborally.engine import rules2023
+        from roborally.engine.core import state
 
         register(
             Edition(
@@ -109,7 +110,7 @@ def _load_builtin() -> None:
 
 def check_config(config: GameConfig) -> None:
     """A new game's settings must fit its edition: known variants, a number of players it
-    takes (run by ``GameConfig`` itself, see :data:`roborally.engine.state.CONFIG_CHECKS`)."""
+    takes (run by ``GameConfig`` itself, see :data:`roborally.engine.core.state.CONFIG_CHECKS`)."""
     rules = edition(config.edition)
     unknown = set(config.variants) - set(rules.variants)
     if unknown:

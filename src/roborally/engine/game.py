@@ -1,6 +1,6 @@
 """The public face of the engine: :class:`Game`.
 
-A game is created from a :class:`~roborally.engine.state.GameConfig`; it lists the decisions it
+A game is created from a :class:`~roborally.engine.core.state.GameConfig`; it lists the decisions it
 waits for, takes actions, and emits events. Nothing else changes a game, so a game is fully
 reproduced by its config (with the seed) and the list of actions applied.
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from roborally.engine.decisions import (
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
     ActionError,
@@ -30,9 +30,9 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
+from roborally.engine.core.events import Event
+from roborally.engine.core.state import GameConfig, GameState
 from roborally.engine.editions import edition
-from roborally.engine.events import Event
-from roborally.engine.state import GameConfig, GameState
 
 #: The 2023 edition's rules version (each edition carries its own: ``Game.rules_version``).
 RULES_VERSION = "2023/3"

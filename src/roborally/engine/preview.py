@@ -65,14 +65,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from roborally.engine.cards import Card, CardType
-from roborally.engine.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
-from roborally.engine.driver import StageDriver
+from roborally.engine.core.cards import Card, CardType
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
+from roborally.engine.core.driver import StageDriver
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.geometry import Pos
+from roborally.engine.core.rng import Rng
+from roborally.engine.core.state import NUM_REGISTERS, GameState, Player
 from roborally.engine.editions import edition
-from roborally.engine.events import Event, EventKind
-from roborally.engine.geometry import Pos
-from roborally.engine.rng import Rng
-from roborally.engine.state import NUM_REGISTERS, GameState, Player
 
 if TYPE_CHECKING:
     from roborally.engine.game import Game
@@ -113,7 +113,7 @@ def preview_program(
     ``None`` (or ``"-"``) for an empty or locked register, Crab Legs / Dual Processor pairs as
     ``"move1+rotate_left"``. Empty registers may be left empty (a partial program): the robot
     then does nothing but what the board does to it. Raises :class:`ValueError` (an
-    :class:`~roborally.engine.decisions.ActionError`) when the seat is not programming now or
+    :class:`~roborally.engine.core.decisions.ActionError`) when the seat is not programming now or
     the program is not one it could program (a card not in the hand, a locked register, ...).
     The game is not changed. See the module docstring for what "certain" means.
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from roborally.engine.board import Belt, BeltColor, Board, Cell, Course, Laser, PlacedBoard
-from roborally.engine.geometry import EAST, NORTH, SOUTH, WEST, Pos, Turn
+from roborally.engine.core.board import Belt, BeltColor, Board, Cell, Course, Laser, PlacedBoard
+from roborally.engine.core.geometry import EAST, NORTH, SOUTH, WEST, Pos, Turn
 
 
 def tiny_course() -> Course:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from types import ModuleType
 
-from roborally.engine.board import Board, Course, Grid
+from roborally.engine.core.board import Board, Course, Grid
 from roborally.render.svg import RobotMark, render
 
 __all__ = ["CairoMissingError", "cairo_available", "render_png", "svg_to_png"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from roborally.engine.board import Belt, BeltColor, Board, Cell, Laser, Pusher
-from roborally.engine.geometry import Direction, Pos, Turn
+from roborally.engine.core.board import Belt, BeltColor, Board, Cell, Laser, Pusher
+from roborally.engine.core.geometry import Direction, Pos, Turn
 
 __all__ = ["showcase_board"]
 

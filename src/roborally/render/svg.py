@@ -13,7 +13,7 @@ element carries a ``class`` (``wall``, ``belt``, ``gear``, ``laser``, ``checkpoi
 ``data-x``/``data-y`` attributes so that CSS and scripts can find and restyle it. Presentation
 attributes are used for the default look, so CSS rules override them.
 
->>> from roborally.engine.board import Board
+>>> from roborally.engine.core.board import Board
 >>> svg = render(Board.create("empty", 2, 1))
 >>> svg.startswith("<svg")
 True
@@ -26,8 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from xml.sax.saxutils import escape, quoteattr
 
-from roborally.engine.board import WALL_BIT, Belt, BeltColor, Board, Cell, Course, Grid, Laser
-from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.core.board import WALL_BIT, Belt, BeltColor, Board, Cell, Course, Grid, Laser
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn
 
 __all__ = ["RobotMark", "board_layer", "render", "robot_layer"]
 

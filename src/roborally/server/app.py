@@ -35,8 +35,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from roborally.bots.random_bot import BOTS
 from roborally.content.courses import list_courses
 from roborally.content.fairness import new_seed
+from roborally.engine.core.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.engine.editions import all_editions
-from roborally.engine.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.server.connection import Connection
 from roborally.server.limits import AddressLimits, Refusal
 from roborally.server.protocol import (

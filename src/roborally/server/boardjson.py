@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from roborally.engine.board import Grid
-from roborally.engine.geometry import DIRECTIONS, Turn
+from roborally.engine.core.board import Grid
+from roborally.engine.core.geometry import DIRECTIONS, Turn
 
 
 def _xy(grid: Grid, index: int) -> list[int]:

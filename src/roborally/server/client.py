@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roborally.bots.random_bot import RandomBot
-from roborally.engine.decisions import Decision, DecisionKind
+from roborally.engine.core.decisions import Decision, DecisionKind
 
 PROTOCOL = 1
 

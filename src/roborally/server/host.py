@@ -24,7 +24,7 @@ from typing import Any
 from roborally.bots.base import Bot
 from roborally.bots.random_bot import make_bot
 from roborally.content.record import decode_choice, encode_choice, write_record
-from roborally.engine.decisions import (
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
     ActionError,
@@ -34,10 +34,10 @@ from roborally.engine.decisions import (
     InvalidActionError,
     NotYourDecisionError,
 )
+from roborally.engine.core.rng import derive_seed
+from roborally.engine.core.view import decision_to_json
 from roborally.engine.game import Game
 from roborally.engine.preview import preview_program
-from roborally.engine.rng import derive_seed
-from roborally.engine.view import decision_to_json
 from roborally.server.settings import GameSettings
 
 log = logging.getLogger("roborally.server.worker")

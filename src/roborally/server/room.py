@@ -25,9 +25,9 @@ from functools import cache
 from typing import Any
 
 from roborally.content.courses import find_course
+from roborally.engine.core.state import NUM_REGISTERS
 from roborally.engine.editions import edition
 from roborally.engine.game import Game
-from roborally.engine.state import NUM_REGISTERS
 from roborally.server.boardjson import grid_to_json
 from roborally.server.connection import Connection
 from roborally.server.host import (

@@ -33,9 +33,9 @@ from starlette.routing import BaseRoute, Route
 
 from roborally.content.boardtext import parse_board
 from roborally.content.catalogue import cards_json, catalogue
-from roborally.engine.board import Board, Course, Grid
+from roborally.engine.core.board import Board, Course, Grid
+from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.editions import all_editions
-from roborally.engine.geometry import Direction, Pos
 from roborally.render import RobotMark, render
 
 RULES = resources.files("roborally.content") / "data" / "rules"

@@ -15,9 +15,9 @@ from roborally.bots.levels import bot_options
 from roborally.bots.random_bot import BOTS
 from roborally.content.cards import damage_deck
 from roborally.content.courses import CourseInfo, list_courses
+from roborally.engine.core.state import GameConfig
 from roborally.engine.editions import Edition, all_editions
 from roborally.engine.game import Game
-from roborally.engine.state import GameConfig
 
 PROTOCOL_VERSION = 1
 

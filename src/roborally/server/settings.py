@@ -13,8 +13,14 @@ from typing import Any
 
 from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
-from roborally.engine.rng import LEGACY_RNG, RNG_VERSION, parse_seed, seed_commitment, seed_text
-from roborally.engine.state import GameConfig
+from roborally.engine.core.rng import (
+    LEGACY_RNG,
+    RNG_VERSION,
+    parse_seed,
+    seed_commitment,
+    seed_text,
+)
+from roborally.engine.core.state import GameConfig
 
 
 @dataclass

@@ -18,9 +18,9 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from roborally.engine.decisions import Decision, DecisionKind
+from roborally.engine.core.decisions import Decision, DecisionKind
+from roborally.engine.core.geometry import Pos
 from roborally.engine.game import Game
-from roborally.engine.geometry import Pos
 from roborally.engine.preview import preview_program
 from roborally.server.host import replay_actions
 from roborally.server.settings import GameSettings

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from roborally.engine.carddata import card_entries, card_file, read_card_data
 from roborally.engine.classic.model import OPTION_IDS, PROGRAM_DECK_SIZE, PROGRAM_TYPES
+from roborally.engine.core.carddata import card_entries, card_file, read_card_data
 
 PROGRAM_FILE = "cards/classic-program.json"
 OPTION_FILE = "cards/classic-options.json"

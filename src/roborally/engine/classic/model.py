@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from roborally.engine.cards import Card
-from roborally.engine.geometry import Direction, Turn
-from roborally.engine.state import GameState, Player, Register, _cards
+from roborally.engine.core.cards import Card
+from roborally.engine.core.geometry import Direction, Turn
+from roborally.engine.core.state import GameState, Player, Register, _cards
 
 NUM_REGISTERS = 5
 HAND_SIZE = 9  # 9 minus the damage tokens (6.2)

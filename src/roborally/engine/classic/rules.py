@@ -1,8 +1,8 @@
 """The classic edition's rules (2005, ``classic``) and the 1994 variant (``classic-1994``).
 
 The game runs as named stages on the edition-free core
-(:class:`~roborally.engine.driver.StageDriver`: the driver, ``ask`` and ``finish``; the
-movement and board elements of :class:`~roborally.engine.mechanics.Mechanics`), beside the 2023
+(:class:`~roborally.engine.core.driver.StageDriver`: the driver, ``ask`` and ``finish``; the
+movement and board elements of :class:`~roborally.engine.core.mechanics.Mechanics`), beside the 2023
 rules and not built on them. Every classic stage
 runs on a snapshot: when it needs a decision it raises ``Suspend`` and the stage's changes are
 thrown away, so answering and re-running it replays the same steps with one more answer.
@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, TypeVar
 
-from roborally.engine.board import BeltColor, Course, Grid
-from roborally.engine.cards import Card
 from roborally.engine.classic.cards import option_cards, program_deck
 from roborally.engine.classic.model import (
     ABLATIVE_CAPACITY,
@@ -41,19 +39,21 @@ from roborally.engine.classic.model import (
     is_rotation,
     locks_for,
 )
-from roborally.engine.decisions import (
+from roborally.engine.core.board import BeltColor, Course, Grid
+from roborally.engine.core.cards import Card
+from roborally.engine.core.decisions import (
     TIMEOUT,
     Decision,
     DecisionKind,
     IllegalActionError,
     InvalidActionError,
 )
-from roborally.engine.driver import StageDriver
-from roborally.engine.events import EventKind
-from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn
-from roborally.engine.mechanics import Suspend
-from roborally.engine.rng import make_rng
-from roborally.engine.state import GameConfig, GameState
+from roborally.engine.core.driver import StageDriver
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.core.mechanics import Suspend
+from roborally.engine.core.rng import make_rng
+from roborally.engine.core.state import GameConfig, GameState
 
 BLUE = frozenset({BeltColor.BLUE})
 ALL_BELTS = frozenset({BeltColor.BLUE, BeltColor.GREEN})

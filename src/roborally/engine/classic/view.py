@@ -1,6 +1,6 @@
 """Observations for the classic editions: the shared view plus each robot's classic facts.
 
-:func:`roborally.engine.view.observation` shows positions, hands (own only) and registers
+:func:`roborally.engine.core.view.observation` shows positions, hands (own only) and registers
 (own, or revealed); this adds what every player may see in a classic game (damage tokens, life
 tokens, option cards and their counters, power-down state, docks, flags, the shared decks'
 sizes) and the cards a robot keeps face down on Flywheel or Conditional Program (own only).
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from roborally.engine.classic.model import ClassicState
-from roborally.engine.decisions import Decision
-from roborally.engine.view import observation
+from roborally.engine.core.decisions import Decision
+from roborally.engine.core.view import observation
 
 
 def classic_observation(

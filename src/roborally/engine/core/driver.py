@@ -4,8 +4,8 @@ A ruleset (:class:`~roborally.engine.rules2023.Rules2023`,
 :class:`~roborally.engine.classic.rules.RulesClassic`) subclasses :class:`StageDriver`, writes
 its stages as ``stage_<name>`` methods that set ``state.stage`` to the next one, and asks
 questions with :meth:`StageDriver.ask`: a missing answer raises
-:class:`~roborally.engine.mechanics.Suspend`, the driver returns the pending decisions, and the
-stage runs again once they are answered. The driver knows no edition.
+:class:`~roborally.engine.core.mechanics.Suspend`, the driver returns the pending decisions, and
+the stage runs again once they are answered. The driver knows no edition.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from roborally.engine.board import default_start_facing
-from roborally.engine.decisions import TIMEOUT, Decision, IllegalActionError
-from roborally.engine.events import EventKind
-from roborally.engine.geometry import Direction, Pos
-from roborally.engine.mechanics import Mechanics, Suspend
+from roborally.engine.core.board import default_start_facing
+from roborally.engine.core.decisions import TIMEOUT, Decision, IllegalActionError
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.mechanics import Mechanics, Suspend
 
 
 class StageDriver(Mechanics):

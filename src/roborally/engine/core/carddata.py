@@ -3,7 +3,7 @@
 The engine owns the data of the cards whose rules it implements by id (the 2023 upgrades, the
 classic program deck and option cards: ``roborally/engine/data/cards/``) and reads it as
 package data; the content layer uses the same helpers for the 2023 damage deck, which a game
-receives through :class:`~roborally.engine.state.GameConfig`.
+receives through :class:`~roborally.engine.core.state.GameConfig`.
 """
 
 from __future__ import annotations

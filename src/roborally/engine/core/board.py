@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from roborally.engine.geometry import DIRECTIONS, Direction, Pos, Turn, rotate_pos
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn, rotate_pos
 
 
 class BeltColor(StrEnum):

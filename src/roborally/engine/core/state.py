@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from roborally.engine.board import Course, Grid
-from roborally.engine.cards import Card, DamageDeckSpec, default_damage_deck
-from roborally.engine.decisions import Action
-from roborally.engine.events import Event
-from roborally.engine.geometry import Direction, Pos
-from roborally.engine.rng import RNG_VERSION, Rng, SplitMix64, check_seed
+from roborally.engine.core.board import Course, Grid
+from roborally.engine.core.cards import Card, DamageDeckSpec, default_damage_deck
+from roborally.engine.core.decisions import Action
+from roborally.engine.core.events import Event
+from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.rng import RNG_VERSION, Rng, SplitMix64, check_seed
 
 #: Alternative rules of spec 11.1 that the engine offers as game options.
 VARIANTS = (

@@ -4,7 +4,7 @@ Events are derived on replay; they are never recorded as causes. Each event name
 (a closed enum), the round and register (0 outside activation), the robot's seat where one is
 concerned, and the positions, facings, cards and amounts involved.
 
->>> from roborally.engine.geometry import Pos, NORTH
+>>> from roborally.engine.core.geometry import Pos, NORTH
 >>> str(Event(EventKind.MOVED, 1, 2, seat=0, pos=Pos(1, 1), to=Pos(1, 0), facing=NORTH))
 'R1.2 P1 moved 1,1 -> 1,0'
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from roborally.engine.geometry import Direction, Pos
+from roborally.engine.core.geometry import Direction, Pos
 
 
 class EventKind(StrEnum):

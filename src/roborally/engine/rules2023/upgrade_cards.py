@@ -1,9 +1,9 @@
 """The 2023 upgrade cards as data: which ids exist, and ``data/cards/upgrades-2023.json``.
 
-The rules (:mod:`roborally.engine.upgrades`) implement each card by its ``id``; this module
-lists those ids and reads the data file (names, costs, texts, source lines) as package data,
-checking it against that list, so a typo or a missing card is an error at load time, not a
-silent no-op in play.
+The rules (the mixins of :mod:`roborally.engine.rules2023`) implement each card by its ``id``;
+this module lists those ids and reads the data file (names, costs, texts, source lines) as
+package data, checking it against that list, so a typo or a missing card is an error at load
+time, not a silent no-op in play.
 
 >>> len(PERMANENT), len(TEMPORARY), len(IMPLEMENTED), len(load_upgrades())
 (24, 16, 40, 40)
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from roborally.engine.carddata import CardDataError, card_entries, card_file, read_card_data
+from roborally.engine.core.carddata import CardDataError, card_entries, card_file, read_card_data
 
 PERMANENT = (
     "brakes",

@@ -8,10 +8,10 @@ each piece runs and what a fall or a hit costs (the hooks :meth:`Mechanics.on_fa
 
 from __future__ import annotations
 
-from roborally.engine.board import WALL_BIT, BeltColor
-from roborally.engine.events import Event, EventKind
-from roborally.engine.geometry import Direction, Pos, Turn
-from roborally.engine.state import GameState
+from roborally.engine.core.board import WALL_BIT, BeltColor
+from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.geometry import Direction, Pos, Turn
+from roborally.engine.core.state import GameState
 
 
 class Suspend(Exception):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from roborally.engine.decisions import Decision
-from roborally.engine.state import GameState, Player, Register
+from roborally.engine.core.decisions import Decision
+from roborally.engine.core.state import GameState, Player, Register
 
 
 def _pos(p: Any) -> list[int] | None:

@@ -1,0 +1,201 @@
+"""The 2023 round outside the activation phase: the start of a round, drawing the hand,
+programming, discarding, shutting down (4.2, 8.8) and the end of the round (4.4).
+"""
+
+from __future__ import annotations
+
+from roborally.engine.core.cards import Card, CardType
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.state import HAND_SIZE, NUM_REGISTERS, Player
+from roborally.engine.rules2023.base import Base2023
+
+
+class Round2023(Base2023):
+    """The round's stages before and after the registers."""
+
+    def stage_round_start(self) -> None:
+        limit = self.s.config.max_rounds
+        if limit and self.s.round >= limit:
+            self.finish(None, "round_limit")
+            return
+        self.s.round += 1
+        self.s.register = 0
+        for player in self.s.players:
+            player.shutdown = False
+            player.rebooted_this_round = False
+            player.programmed = False
+            player.drew = False
+            player.installed_now = False
+        self.reset_windows()
+        self.emit(EventKind.ROUND_STARTED, seat=self.s.priority)
+        self.return_memory()  # Memory Cards: at the start of the upgrade phase (000: 727)
+        self.s.stage = "upgrade"
+
+    def stage_draw(self) -> None:
+        """4.2 step 1: draw up to the hand size, reshuffling the discard when the deck runs out."""
+        for seat in self.s.turn_order():
+            player = self.s.players[seat]
+            drawn = 0
+            while len(player.hand) < self.hand_size(player):
+                card = self.draw(player)
+                if card is None:
+                    break
+                player.hand.append(card)
+                drawn += 1
+            self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=drawn)
+        if self.s.upgrades:
+            self.spam_filter()
+        self.reset_windows()
+        self.s.stage = "prog_window"
+
+    def hand_size(self, player: Player) -> int:
+        """9 cards; 10 with Flash Drive (000: 821)."""
+        if self.s.upgrades and self.has(player, "flash_drive"):
+            return HAND_SIZE + 1
+        return HAND_SIZE
+
+    def draw(self, player: Player) -> Card | None:
+        """The top card of a player's deck; the discard is shuffled in when the deck is empty."""
+        if not player.deck:
+            if not player.discard:
+                return None  # 12-B12: the draw fails silently
+            player.deck = player.discard
+            player.discard = []
+            self.s.rng.shuffle(player.deck)
+            self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        player.top_visible = False  # Spam Filter shows the top card only until it is drawn
+        return player.deck.pop()
+
+    def program_decision(self, player: Player) -> Decision:
+        locked = [i + 1 for i, r in enumerate(player.registers) if r.locked]
+        return Decision(
+            f"t{self.s.round}-p{player.seat + 1}-program",
+            player.seat,
+            DecisionKind.PROGRAM,
+            "Program your registers",
+            (),
+            "fill the empty registers at random from the hand",
+            {
+                "hand": [c.name for c in player.hand],
+                "locked": locked,
+                "registers": NUM_REGISTERS,
+                **self.program_info(player),
+            },
+        )
+
+    def stage_program(self) -> None:
+        """4.2 step 2-4: every player programs (simultaneously); then the hands are discarded."""
+        decisions = [self.program_decision(p) for p in self.s.players]
+        answers = self.ask(decisions)
+        for seat in self.s.turn_order():
+            decision = decisions[seat]
+            choice = answers[decision.id]
+            if choice == TIMEOUT:
+                choice = self.default_choice(decision)
+            self.install_program(self.s.players[seat], choice)
+        self.reset_windows()
+        self.s.stage = "memory"
+
+    def install_program(self, player: Player, program: tuple[str | None, ...]) -> None:
+        for index, entry in enumerate(program):
+            if entry is None:
+                continue
+            cards: list[Card] = []
+            for name in entry.split("+"):  # a Crab Legs pair holds two cards (000: 733)
+                card = next(c for c in player.hand if c.name == name)
+                player.hand.remove(card)
+                cards.append(card)
+            player.registers[index].cards = cards
+        player.programmed = True
+        self.emit(EventKind.PROGRAMMED, seat=player.seat)
+        if not (self.s.upgrades and self.has(player, "memory_cards")):
+            self.discard_hand(player)  # Memory Cards first (stage_memory)
+
+    def discard_hand(self, player: Player) -> None:
+        """4.2 step 4: discard the rest of the hand; damage cards stay (000: 174)."""
+        less_spam = "less_spam" in self.s.config.variants
+        keep: list[Card] = []
+        for card in player.hand:
+            kind = self.card_type(card)
+            if kind is CardType.HAYWIRE or (kind is CardType.SPAM and not less_spam):
+                keep.append(card)
+            else:
+                player.discard.append(card)
+        player.hand = keep
+
+    def stage_shutdown(self) -> None:
+        """4.2 step 5 / 8.8: after everyone programmed, any player may shut down."""
+        decisions = [
+            Decision(
+                f"t{self.s.round}-p{p.seat + 1}-shutdown",
+                p.seat,
+                DecisionKind.SHUTDOWN,
+                "Shut down this round? (clears all your damage; your robot does nothing)",
+                (False, True),
+                "no shutdown",
+            )
+            for p in self.s.players
+        ]
+        answers = self.ask(decisions)
+        for seat in self.s.turn_order():
+            if answers[decisions[seat].id] is True:
+                self.shut_down(self.s.players[seat])
+        self.s.register = 1
+        self.s.stage = "reveal"
+
+    def shut_down(self, player: Player) -> None:
+        """8.8: reveal the registers; damage to the damage discard, other cards to the discard."""
+        player.shutdown = True
+        to_discard: list[Card] = []
+        damage: list[Card] = []
+        sources = [*player.hand, *player.discard]
+        for register in player.registers:
+            sources.extend(register.cards)
+            if register.facedown_haywire is not None:
+                sources.append(register.facedown_haywire)
+            register.cards = []
+            register.facedown_haywire = None
+            register.locked = False
+            register.revealed = False
+        for card in sources:
+            (damage if self.card_type(card).is_damage else to_discard).append(card)
+        player.hand = []
+        player.discard = to_discard
+        self.s.damage_discard.extend(damage)
+        self.emit(EventKind.SHUT_DOWN, seat=player.seat, pos=player.pos, amount=len(damage))
+
+    def stage_end_round(self) -> None:
+        """4.4: pass the priority token left; clear face-up register cards."""
+        if self.s.upgrades:
+            self.discard_glitches()  # 4.4 step 5: HW-INSTALL's upgrade leaves (003: 1357-1367)
+        n = len(self.s.players)
+        before = self.s.priority
+        self.s.priority = (before + 1) % n
+        self.emit(EventKind.PRIORITY_PASSED, seat=self.s.priority, other=before)
+        for player in self.s.players:
+            for register in player.registers:
+                for card in register.cards:
+                    if self.card_type(card).is_damage:
+                        self.s.damage_discard.append(card)
+                    else:
+                        player.discard.append(card)
+                register.cards = []
+                register.revealed = False
+                register.done = []
+                register.locked = False
+                if register.facedown_haywire is not None:
+                    register.cards = [register.facedown_haywire]
+                    register.locked = True
+                    register.facedown_haywire = None
+            if "less_predictable" in self.s.config.variants:
+                keep = [c for c in player.hand if self.card_type(c).is_damage]
+                player.deck.extend(player.discard)
+                player.deck.extend(c for c in player.hand if not self.card_type(c).is_damage)
+                player.discard = []
+                player.hand = keep
+                self.s.rng.shuffle(player.deck)
+                self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        self.emit(EventKind.ROUND_ENDED)
+        self.s.register = 0
+        self.s.stage = "round_start"

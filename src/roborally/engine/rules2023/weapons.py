@@ -1,0 +1,246 @@
+"""The 2023 robot weapons (step B6, 9.1.5, 12-B19..B23, 12-C5): one robot at a time in turn
+order fires its main laser (Laser Kata, Rail Gun, Double-Barrel) or one replacement weapon
+(Scrambler, Mini Howitzer, Pressor Beam, Tractor Beam, Displacing Blast), and its Rear Laser.
+"""
+
+from __future__ import annotations
+
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import Direction, Pos, Turn
+from roborally.engine.core.state import NUM_REGISTERS, Player
+from roborally.engine.rules2023.base import Base2023
+
+#: Weapons used "instead of firing your main laser" (9.1.5): at most one per register.
+REPLACEMENT_WEAPONS = (
+    "scrambler",
+    "mini_howitzer",
+    "pressor_beam",
+    "tractor_beam",
+    "displacing_blast",
+)
+
+
+class Weapons2023(Base2023):
+    """Step B6: the robots' weapons."""
+
+    def stage_weapons(self) -> None:
+        """Step B6: robot weapons, one robot at a time in turn order (12-B19, 12-C5)."""
+        order = self.s.order or self.s.turn_order()
+        while self.s.turn < len(order):
+            seat = order[self.s.turn]
+            if self.s.upgrades:
+                asks = self.weapons_may_ask(seat)
+                self.attempt(seat, self.fire_weapons, seat, asks=asks)
+            else:
+                self.fire_weapons(seat)
+            self.s.turn += 1
+        self.s.turn = 0
+        self.s.stage = "register_end"
+
+    def weapons_may_ask(self, seat: int) -> bool:
+        """Whether ``seat``'s weapons can ask anything (if not, they fire without a snapshot):
+        a weapon choice needs a replacement weapon and a target; a Deflector Shield question
+        needs a robot that has one, energy to pay and no shield up yet. Errs on asking."""
+        player = self.s.players[seat]
+        if player.pos is None or player.shutdown:
+            return False  # it does not fire (12-C5)
+        if self.shield_ready(besides=seat):
+            return True
+        return (
+            any(c.name in REPLACEMENT_WEAPONS for c in player.installed)
+            and self.trace_shot(seat, player.facing)[0] is not None
+        )
+
+    def robot_weapons(self) -> None:
+        """B6 in one go (every robot in turn order); the stages use :meth:`stage_weapons`."""
+        for seat in self.s.turn_order():
+            self.fire_weapons(seat)
+
+    def fire_weapons(self, seat: int) -> None:
+        """B6 for one robot: the main laser or one replacement weapon, plus the Rear Laser."""
+        player = self.s.players[seat]
+        if player.pos is None or player.shutdown:
+            return  # 12-C5: a shut-down robot does not fire
+        weapon = "main"
+        if self.s.upgrades:
+            target, _ = self.trace_shot(seat, player.facing)
+            options = ["main"]
+            if target is not None:
+                for name in REPLACEMENT_WEAPONS:
+                    if self.weapon_usable(player, name, target):
+                        options.append(name)
+            if len(options) > 1:
+                weapon = self.ask_choice(
+                    self.did(f"p{seat + 1}-weapon"),
+                    seat,
+                    "Fire your main laser or a weapon upgrade instead?",
+                    tuple(options),
+                    "fire the main laser",
+                    {"target": target},
+                )
+        if weapon == "main":
+            self.main_laser(seat)
+        else:
+            self.replacement_weapon(seat, weapon)
+        if self.s.upgrades and self.has(player, "rear_laser") and player.pos is not None:
+            self.rear_laser(seat)
+
+    def weapon_usable(self, player: Player, name: str, target: int) -> bool:
+        if not self.has(player, name):
+            return False
+        if name == "scrambler":
+            return self.s.register < NUM_REGISTERS
+        if name == "mini_howitzer":
+            return player.energy >= 1
+        if name == "tractor_beam":
+            a, b = player.pos, self.s.players[target].pos
+            assert a is not None and b is not None
+            return abs(a.x - b.x) + abs(a.y - b.y) > 1
+        return True
+
+    def main_laser(self, seat: int) -> None:
+        """The main laser: Laser Kata (4 directions), Rail Gun (piercing), Double-Barrel (+1)."""
+        player = self.s.players[seat]
+        pos = player.pos
+        assert pos is not None
+        directions = [player.facing]
+        damage = 1
+        rail = False
+        if self.s.upgrades:
+            register = player.registers[self.s.register - 1] if self.s.register else None
+            uturned = register is not None and any(
+                e in ("u_turn", "move3_uturn") for e in register.done
+            )
+            if uturned and self.has(player, "laser_kata"):
+                directions = [player.facing.turned(Turn(i)) for i in range(4)]
+            if self.has(player, "double_barrel_laser"):
+                damage = 2
+            rail = self.has(player, "rail_gun")
+        for direction in directions:
+            if player.pos is None:
+                return
+            if rail:
+                targets, end = self.rail_line(seat, direction)
+            else:
+                target, end = self.trace_shot(seat, direction)
+                targets = [] if target is None else [target]
+            if not targets:
+                continue  # a robot's shot that hits nothing is no event (docs/rules-2023.md)
+            self.emit(
+                EventKind.SHOT,
+                seat=seat,
+                pos=player.pos,
+                to=end,
+                facing=direction,
+                other=targets[0] if targets else None,
+                amount=damage,
+                cause="robot laser",
+            )
+            for target in targets:
+                self.weapon_damage(target, damage, "robot laser")
+
+    def rail_line(self, seat: int, direction: Direction) -> tuple[list[int], Pos]:
+        """Rail Gun (12-B21): every robot in line up to the course edge, through walls."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        occupancy = self.s.occupancy()
+        targets: list[int] = []
+        cur = pos
+        while self.grid.is_on_course(cur.step(direction)):
+            cur = cur.step(direction)
+            if cur in occupancy:
+                targets.append(occupancy[cur])
+        return targets, cur
+
+    def rear_laser(self, seat: int) -> None:
+        player = self.s.players[seat]
+        back = player.facing.opposite
+        target, end = self.trace_shot(seat, back)
+        if target is None:
+            return  # hits nothing: no event
+        self.emit(
+            EventKind.SHOT,
+            seat=seat,
+            pos=player.pos,
+            to=end,
+            facing=back,
+            other=target,
+            amount=1,
+            cause="rear laser",
+        )
+        self.weapon_damage(target, 1, "rear laser")
+
+    def replacement_weapon(self, seat: int, name: str) -> None:
+        player = self.s.players[seat]
+        direction = player.facing
+        target, end = self.trace_shot(seat, direction)
+        assert target is not None
+        victim = self.s.players[target]
+        if name == "displacing_blast":
+            self.use_temporary(seat, name, other=target)
+        else:
+            self.upgrade_event(seat, name, "used", other=target)
+        self.emit(
+            EventKind.SHOT,
+            seat=seat,
+            pos=player.pos,
+            to=end,
+            facing=direction,
+            other=target,
+            amount=2 if name == "mini_howitzer" else 0,
+            cause=name.replace("_", " "),
+        )
+        if name == "mini_howitzer":
+            self.spend(player, 1)
+            self.weapon_damage(target, 2, "mini howitzer")
+            if victim.pos is not None:
+                self.push(victim.pos, direction, None, "mini howitzer")
+        elif name == "pressor_beam":
+            assert victim.pos is not None
+            self.push(victim.pos, direction, None, "pressor beam")
+        elif name == "tractor_beam":
+            self.move(target, direction.opposite, 1, "tractor beam")
+        elif name == "scrambler":
+            self.scramble(target)
+        elif name == "displacing_blast":
+            self.displacing_blast(target)
+        else:
+            raise AssertionError(name)
+
+    def scramble(self, target: int) -> None:
+        """Scrambler (000: 747-751, 12-B23): the next register's card(s) replaced, face down."""
+        player = self.s.players[target]
+        register = player.registers[self.s.register]  # register r + 1
+        if not register.cards:
+            return
+        old = " ".join(c.name for c in register.cards)
+        self.replace_register(player, register)
+        register.locked = False
+        register.revealed = False
+        card = self.draw(player)
+        self.emit(EventKind.CARD_REPLACED, seat=target, card=old, cause="scrambler")
+        if card is not None:
+            register.cards = [card]
+
+    def displacing_blast(self, target: int) -> None:
+        """Displacing Blast (000: 854-856, 12-C11): to the reboot token of the robot's board."""
+        player = self.s.players[target]
+        pos = player.pos
+        assert pos is not None
+        board = self.grid.board_index(pos)
+        token = self.grid.reboot_of_board.get(board)
+        dynamic = "dynamic_archiving" in self.s.config.variants
+        if dynamic or token is None or self.grid.board_kinds[board] == "dock":
+            dest, arrow = player.archive, player.archive_arrow
+        else:
+            dest, arrow = token.pos, token.arrow
+        if dest is None or dest == pos:
+            return
+        occupant = self.s.robot_at(dest)
+        if occupant is not None and not self.displace(dest, arrow):
+            dest = self.nearest_free(dest, arrow)
+        if player.pos is None:
+            return  # displaced into a pit by its own chain (cannot happen on a reboot token)
+        start = player.pos
+        player.pos = dest
+        self.emit(EventKind.DISPLACED, seat=target, pos=start, to=dest, cause="displacing blast")
