@@ -19,7 +19,7 @@ from roborally.engine.classic.model import (
     card_type,
     locks_for,
 )
-from roborally.engine.classic.rules import setup_state
+from roborally.engine.classic.setup import setup_state
 from roborally.engine.core.cards import Card
 from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.state import GameConfig

@@ -11,7 +11,8 @@ from roborally.engine.classic.model import (
     ClassicPlayer,
     ClassicState,
 )
-from roborally.engine.classic.rules import RulesClassic, board_grid, new_state
+from roborally.engine.classic.rules import RulesClassic
+from roborally.engine.classic.setup import board_grid, new_state
 
 #: 2: eliminated / last_robot_standing terminations; 3: Ramming Gear once per card, Radio Control
 #: ends with its controller, Fourth / Reverse Gear in Dual Processor pairs, no event for a shot

@@ -1,0 +1,270 @@
+"""The classic lasers and weapons (3.5 D, 5.8-5.9, 8.4): board and robot lasers fire at once;
+robot shots are traced through walls, pushers and robots (High-Power Laser), weapon option
+cards are declared in dock order, and their pushes, pulls and register effects follow the
+damage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roborally.engine.classic.base import CHOICE, ClassicBase, Hit, stage
+from roborally.engine.classic.model import HOWITZER_USES, NUM_REGISTERS, ClassicPlayer
+from roborally.engine.core.events import EventKind
+from roborally.engine.core.geometry import Direction, Pos
+
+
+@dataclass
+class Shot:
+    """A robot's declared main-laser use in one register (8.4)."""
+
+    seat: int
+    direction: Direction
+    groups: list[list[int]]
+    end: Pos
+    use: str  # "laser" or a weapon option ("fire_control lock 3", "mini_howitzer", ...)
+    pierced: bool = False  # High-Power Laser: hit a robot behind a wall or robot
+
+
+class ClassicLasers(ClassicBase):
+    """Step D: board lasers, robot lasers and weapon options."""
+
+    def shot_blocked(self, pos: Pos, direction: Direction) -> bool:
+        """Walls and pushers stop robot lasers (5.9, 001: 291, A-31)."""
+        if self.grid.wall_between(pos, direction):
+            return True
+        here = self.grid.cell(pos)
+        if (
+            here is not None
+            and here.pusher is not None
+            and here.pusher.direction == direction.opposite
+        ):
+            return True
+        there = self.grid.cell(pos.step(direction))
+        return (
+            there is not None and there.pusher is not None and there.pusher.direction == direction
+        )
+
+    def shot_path(self, start: Pos, direction: Direction) -> tuple[Pos, ...]:
+        """The squares after ``start`` a robot laser crosses until a wall, a pusher
+        (:meth:`shot_blocked`) or the course edge stops it; computed once per square and
+        direction (the board never changes)."""
+        key = (start, direction)
+        path = self._shot_paths.get(key)
+        if path is None:
+            squares: list[Pos] = []
+            cur = start
+            while not self.shot_blocked(cur, direction):
+                cur = cur.step(direction)
+                if not self.grid.is_on_course(cur):
+                    break
+                squares.append(cur)
+            path = self._shot_paths[key] = tuple(squares)
+        return path
+
+    def trace(
+        self, seat: int, direction: Direction, through: int
+    ) -> tuple[list[list[int]], Pos, bool]:
+        """The robots a shot from ``seat`` hits (the first one; with High-Power Laser also the
+        next one behind one wall or robot), where the shot ends, and whether it hit a robot
+        after passing an obstacle."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        occ = self.occupants()
+        if through <= 0:  # the common case: the first robot on a path known in advance
+            path = self.shot_path(pos, direction)
+            for square in path:
+                if square in occ:
+                    return [occ[square]], square, False
+            return [], path[-1] if path else pos, False
+        groups: list[list[int]] = []
+        cur = pos
+        passed = False
+        while True:
+            if self.shot_blocked(cur, direction):
+                if through <= 0:
+                    return groups, cur, False
+                through -= 1
+                passed = True
+            nxt = cur.step(direction)
+            if not self.grid.is_on_course(nxt):
+                return groups, cur, False
+            cur = nxt
+            if cur in occ:
+                groups.append(occ[cur])
+                if through <= 0:
+                    return groups, cur, passed
+                through -= 1
+                passed = True
+
+    @staticmethod
+    def shot_cause(shot: Shot) -> str:
+        weapon = shot.use.split()[0]
+        if weapon == "rear":
+            return "rear laser"
+        if weapon == "laser":
+            return "high-power laser" if shot.pierced else "robot laser"
+        return weapon.replace("_", " ")
+
+    def fires(self, player: ClassicPlayer) -> bool:
+        if not player.active:
+            return False
+        return not player.shutdown or self.has_variant("powered_down_robots_fire")
+
+    def weapon_uses(self, player: ClassicPlayer, target: ClassicPlayer, distance: int) -> list[str]:
+        r = self.s.register
+        uses: list[str] = []
+        if player.has("fire_control"):
+            uses.extend(
+                f"fire_control lock {i + 1}"
+                for i, reg in enumerate(target.registers)
+                if not reg.locked
+            )
+            uses.extend(f"fire_control destroy {name}" for name in target.option_names())
+        if player.has("mini_howitzer"):
+            uses.append("mini_howitzer")
+        if player.has("pressor_beam"):
+            uses.append("pressor_beam")
+        if player.has("radio_control") and r < NUM_REGISTERS:
+            uses.append("radio_control")
+        if player.has("scrambler") and r < NUM_REGISTERS:
+            uses.append("scrambler")
+        if player.has("tractor_beam") and distance > 1:
+            uses.append("tractor_beam")
+        return uses
+
+    @stage
+    def stage_lasers(self) -> None:
+        """3.5 D / 5.8-5.9 / 8.4: board and robot lasers fire at once; weapon options are
+        declared first in dock order; damage, destruction, pushes, then register effects."""
+        s = self.s
+        order = s.dock_order()
+        self.emit(EventKind.ELEMENT_STEP, cause="lasers")
+        hits: list[Hit] = []
+        occ = self.occupants()
+        for origin, laser, path in self.grid.lasers:
+            targets: list[int] = []
+            last = path[-1]
+            for index in path:
+                here = self.grid.pos(index)
+                if here in occ:
+                    targets, last = occ[here], index
+                    break
+            self.emit(
+                EventKind.SHOT,
+                seat=targets[0] if targets else None,
+                pos=origin,
+                to=self.grid.pos(last),
+                facing=laser.direction,
+                amount=laser.beams,
+                cause="board laser",
+            )
+            hits.extend(
+                Hit(t, laser.beams, "board laser", laser.direction.opposite) for t in targets
+            )
+        shots: list[Shot] = []
+        for seat in order:
+            player = self.p(seat)
+            if not self.fires(player):
+                continue
+            through = 1 if player.has("high_power_laser") else 0
+            groups, end, pierced = self.trace(seat, player.facing, through)
+            use = "laser"
+            if groups:
+                target = self.p(groups[0][0])
+                assert player.pos is not None and target.pos is not None
+                distance = abs(target.pos.x - player.pos.x) + abs(target.pos.y - player.pos.y)
+                uses = self.weapon_uses(player, target, distance)
+                if uses:
+                    use = self.choose(
+                        seat,
+                        CHOICE,
+                        "weapon",
+                        f"Your main laser hits {target.name}: fire it, or use an option instead?",
+                        ("laser", *uses),
+                        info={"target": target.seat},
+                    )
+            shots.append(Shot(seat, player.facing, groups, end, use, pierced))
+            if player.has("rear_firing_laser"):
+                back, back_end, _ = self.trace(seat, player.facing.opposite, 0)
+                shots.append(Shot(seat, player.facing.opposite, back, back_end, "rear"))
+        for shot in shots:
+            player = self.p(shot.seat)
+            rear = shot.use == "rear"
+            amount = 2 if player.has("double_barreled_laser") and not rear else 1
+            if not shot.groups:
+                continue  # a robot's shot that hits nothing is no event (docs/rules-classic.md)
+            first = shot.groups[0]
+            weapon = shot.use.split()[0]
+            self.emit(
+                EventKind.SHOT,
+                seat=shot.seat,
+                pos=player.pos,
+                to=shot.end,
+                facing=shot.direction,
+                other=first[0],
+                amount=amount,
+                cause=self.shot_cause(shot),
+            )
+            side = shot.direction.opposite
+            if weapon == "mini_howitzer":
+                hits.extend(Hit(t, 1, "mini howitzer", side, shot.seat) for t in first)
+                continue
+            if weapon in ("laser", "rear", "fire_control"):
+                for index, group in enumerate(shot.groups):
+                    if index == 0 and weapon == "fire_control":
+                        continue
+                    hits.extend(
+                        Hit(t, amount, "rear laser" if rear else "robot laser", side, shot.seat)
+                        for t in group
+                    )
+        self.apply_damage(hits)
+        # 8.4 (3): pushes and pulls of surviving targets, in dock order of the firing robots.
+        for shot in shots:
+            player = self.p(shot.seat)
+            weapon = shot.use.split()[0]
+            if weapon == "mini_howitzer":
+                used = player.option_tokens.get("mini_howitzer", 0) + 1
+                player.option_tokens["mini_howitzer"] = used
+                if used >= HOWITZER_USES:
+                    self.lose_option(player, "mini_howitzer", "used up")
+            if weapon not in ("mini_howitzer", "pressor_beam", "tractor_beam") or not shot.groups:
+                continue
+            target = self.p(shot.groups[0][0])
+            if target.pos is None:
+                continue
+            direction = shot.direction if weapon != "tractor_beam" else shot.direction.opposite
+            self.push(target.pos, direction, None, weapon.replace("_", " "))
+        # 8.4 (4): register effects.
+        for shot in shots:
+            weapon, *rest = shot.use.split()
+            if not shot.groups or weapon not in ("fire_control", "scrambler", "radio_control"):
+                continue
+            target = self.p(shot.groups[0][0])
+            if weapon == "fire_control" and rest[0] == "lock":
+                register = int(rest[1])
+                target.fire_locks.add(register)
+                self.update_locks(target)
+                self.emit(
+                    EventKind.CARD_REVEALED,
+                    seat=target.seat,
+                    amount=register,
+                    other=shot.seat,
+                    cause="fire control lock",
+                )
+            elif weapon == "fire_control" and target.has(rest[1]):
+                self.lose_option(target, rest[1], "fire control")
+            elif weapon == "scrambler":
+                nxt = target.registers[s.register]
+                if target.active and nxt.cards and not nxt.locked:
+                    self.replace_from_deck(target, nxt, "scrambler")
+                    nxt.revealed = False
+            elif weapon == "radio_control" and target.active and self.p(shot.seat).active:
+                target.controlled_by = shot.seat
+                self.emit(
+                    EventKind.CARD_REPLACED,
+                    seat=target.seat,
+                    other=shot.seat,
+                    cause="radio control",
+                )
+        s.stage = "touch"
