@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from roborally.content.courses import find_course
-from roborally.engine.game import Game
 from roborally.engine.core.state import GameConfig
+from roborally.engine.game import Game
 
 #: Fields that hold containers but are copied by hand in ``copy`` (not in ``CONTAINERS``).
 BY_HAND = {"registers", "players"}
