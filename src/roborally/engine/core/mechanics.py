@@ -1,6 +1,6 @@
 """Robot movement, pushing, falling and the board elements, shared by the editions.
 
-:class:`Mechanics` works on a :class:`~roborally.engine.state.GameState`; the edition's rules
+:class:`Mechanics` works on a :class:`~roborally.engine.core.state.GameState`; the edition's rules
 class (for example :class:`roborally.engine.rules2023.Rules2023`) subclasses it and decides when
 each piece runs and what a fall or a hit costs (the hooks :meth:`Mechanics.on_fall` and
 :meth:`Mechanics.deal_damage`).

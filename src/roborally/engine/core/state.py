@@ -63,7 +63,7 @@ class GameConfig:
 
     ``first_player`` is the seat that takes the priority token first (the youngest player);
     ``None`` lets the seeded generator pick one. ``seed`` (``0 <= seed < 2**256``) decides every
-    shuffle through the generator named by ``rng`` (:mod:`roborally.engine.rng`; old records name
+    shuffle through the generator named by ``rng`` (:mod:`roborally.engine.core.rng`; old records name
     ``splitmix64/1``).
     """
 
@@ -145,7 +145,7 @@ class Player:
     rebooted_this_round: bool = False
     removed: list[Card] = field(default_factory=list)  # cards removed from the game
     programmed: bool = False
-    # Upgrade cards (spec 4.1, 9; engine/upgrades.py). ``installed`` are face up (permanent and
+    # Upgrade cards (spec 4.1, 9; engine/rules2023/). ``installed`` are face up (permanent and
     # temporary), ``reserve`` is hidden from the others; ``memory`` holds the cards parked on
     # Memory Cards; ``top_visible`` says Spam Filter turned the deck's top card face up.
     installed: list[Card] = field(default_factory=list)
