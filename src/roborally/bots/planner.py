@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from roborally.bots.bounds import Floor, Floors
 from roborally.bots.common import DECK_2023, GOOD_UPGRADES, BotError, register_code
 from roborally.bots.sim import (
     C_AGAIN,
@@ -58,6 +59,7 @@ from roborally.bots.sim import (
     card_code,
     card_type,
     family_of,
+    resolve_code,
 )
 from roborally.bots.upgrade_play import choose_upgrade, weapon
 from roborally.engine.board import Course, default_start_facing
@@ -66,6 +68,10 @@ from roborally.engine.geometry import Direction, Pos
 
 NUM_REGISTERS = 5
 MAX_ENERGY = 10
+INF_COST = float("inf")
+#: Slack for the search's lower bounds: they are summed in another order than the costs they
+#: bound, so they may differ in the last bits; a bound prunes only when it is clearly worse.
+BOUND_MARGIN = 1e-9
 
 #: The classic 84-card deck by type (counts; priorities differ per card).
 DECK_CLASSIC = {
@@ -326,7 +332,7 @@ class ProgramSearch:
         # (cost, leaf number, program, start, trajectory)
         best: list[tuple[float, int, tuple[int, ...], int, tuple[int, ...]]] = []
         traj = [0] * NUM_REGISTERS  # the state after each register on the current path
-        worst = [float("inf")]  # the cost a leaf must beat to enter ``best``
+        worst = [INF_COST]  # the cost a leaf must beat to enter ``best``
         leaves = [0]
         start_state = [0]
         fall_cost = self.fall_cost
@@ -464,11 +470,75 @@ class ProgramSearch:
         last_table = tables[NUM_REGISTERS]
         board_of = model.grid.board_of
 
+        # Pruning (see roborally.bots.bounds): when the floor of the last registers cannot beat
+        # ``worst``, no program of the subtree would be recorded, so its programs are only
+        # counted as leaves (same leaf numbers, same results). SPAM and Haywire cards, whose
+        # costs add the expected outcome of an unknown card, have no floor: with one of them
+        # left, the subtree is searched.
+        floors = Floors(self, sorted({E_NOOP, *(c for c in codes if c < NE)}))
+        last_floors, last_two_floors = floors.last, floors.last_two
+        stride = floors.stride
+        # Again repeats a plain effect, nothing (after an empty register) or a Power Up.
+        bounded_last = {*floors.effects, C_EMPTY, C_POWER}
+        again = codes.index(C_AGAIN) if C_AGAIN in codes else -1
+        unbounded = [k for k in range(nk) if codes[k] in (C_UNKNOWN, C_TWO, C_SIDE2)]
+        power_gain = 1 if C_POWER in codes or C_POWER in locked_codes else 0
+        repair_slack = 1 if classic else 0  # a classic repair takes one damage back
+        prunable = w_early >= 0 and w_damage >= 0 and w_energy >= 0
+
+        def hopeless(
+            floor: Floor, registers: int, last: int, dmg: int, en: int, acc: float, extra: float
+        ) -> bool:
+            """Whether no program of the subtree below can beat ``worst``."""
+            low, most_damage, most_energy, _ends = floor
+            energy = en + most_energy + registers * power_gain
+            bound = (
+                low
+                + w_early * acc
+                + w_damage * (dmg - repair_slack)
+                - w_energy * (energy if energy < room else room)
+                + extra
+            )
+            return (
+                bound - BOUND_MARGIN >= worst[0]
+                and not (classic and damage0 + dmg + most_damage >= 10)
+                and not (again >= 0 and counts[again] and last not in bounded_last)
+                and not any(counts[k] for k in unbounded)
+            )
+
+        # Registers 4 and 5 are pruned together where their leaves are simple to count.
+        prunable_two = (
+            prunable
+            and not branching
+            and not crab
+            and locked_codes[LAST - 1] is None
+            and locked_codes[LAST] is None
+        )
+
+        def leaves_below(ends: frozenset[int], last: int) -> int:
+            """The leaves of registers 4 and 5 without empties, pairs, branching or unknown
+            cards: per card type for register 4, one if its effect ends the program, else one
+            per card type left for register 5."""
+            kinds = nk - counts.count(0)
+            n = 0
+            for k in range(nk):
+                if counts[k]:
+                    if resolve_code(codes[k], last, LAST) in ends:
+                        n += 1
+                    else:
+                        n += kinds if counts[k] > 1 else kinds - 1
+            return n
+
         def leaf(
             s: int, cp0: int, last: int, dmg0: int, en0: int, acc: float, extra: float
         ) -> None:
             """The last register's cards from state s: ``go`` inlined for the plain effects
             (same arithmetic, same order, so the same costs and the same ties)."""
+            if prunable and worst[0] < INF_COST:
+                floor = last_floors.get(s * stride + cp0) or floors.one(s, cp0)
+                if hopeless(floor, 1, last, dmg0, en0, acc, extra):
+                    leaves[0] += nk - counts.count(0)
+                    return
             base = s * NE
             r = LAST
             for k in range(nk):
@@ -536,6 +606,11 @@ class ProgramSearch:
                 prog[r] = -2
                 go(r, s, cp, last, lk, dmg, en, acc, extra)
                 return
+            if r == LAST - 1 and prunable_two and not empties[0] and worst[0] < INF_COST:
+                floor = last_two_floors.get(s * stride + cp) or floors.two(s, cp)
+                if hopeless(floor, 2, last, dmg, en, acc, extra):
+                    leaves[0] += leaves_below(floor[3], last)
+                    return
             only_first = r == 0 and first_allowed is not None
             if r == LAST and not branching:
                 leaf(s, cp, last, dmg, en, acc, extra)
