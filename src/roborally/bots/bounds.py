@@ -39,24 +39,6 @@ class Floors:
         #: the same for the last two registers
         self.last_two: dict[int, Floor] = {}
 
-    def _outcome(
-        self, register: int, state: int, reached: int, effect: int
-    ) -> tuple[int, int, int, int]:
-        """(state, damage, energy, checkpoints reached) after ``effect`` in ``register``: the
-        checkpoints are counted as the planner's search counts them."""
-        search = self.search
-        model = search.model
-        res = model.tables[register][state * NE + effect]
-        if res is None:
-            res = model.step(register, state, effect)
-        s2, damage, energy, passed = res
-        cp = reached
-        if model.track and passed:
-            cp = search._advance_passed(cp, passed)
-        if s2 >= 0 and model.cp_at[s2 >> 2] == cp + 1:
-            cp += 1
-        return s2, damage, energy, cp
-
     def one(self, state: int, reached: int) -> Floor:
         """The floor of the last register: (1 + early) times the least distance left."""
         key = state * self.stride + reached
@@ -75,30 +57,53 @@ class Floors:
         return floor
 
     def _floor(self, register: int, state: int, reached: int) -> Floor:
+        # The same steps and checkpoint counting as the planner's search (its ``go``).
         search = self.search
+        model = search.model
+        table = model.tables[register]
+        cp_at = model.cp_at
+        track = model.track
+        to_go = search.to_go
+        total = search.total
         early = self.early
-        left = LAST_REGISTER + 1 - register  # the registers whose distance ``early`` weighs
+        is_last = register == LAST_REGISTER
+        # A fall's cost stands for the distance in each register left, this one included.
+        fall_weight = 1.0 + (LAST_REGISTER + 1 - register) * early
+        base = state * NE
         low = float("inf")
         most_damage = most_energy = 0
-        ends = set()
+        ends = []
         for effect in self.effects:
-            s2, damage, energy, cp = self._outcome(register, state, reached, effect)
-            if s2 < 0:  # a fall: its cost stands for the distance in every register left
-                ends.add(effect)
-                value = (1.0 + left * early) * search.fall_cost(-1 - s2, cp)
-            elif cp >= search.total:  # a win: scored on another scale, no floor
-                return float("-inf"), 0, 0, _NONE
-            elif register == LAST_REGISTER:
-                value = (1.0 + early) * search.to_go[cp][s2]
+            res = table[base + effect]
+            if res is None:
+                res = model.step(register, state, effect)
+            s2, damage, energy, passed = res
+            cp = reached
+            if track and passed:
+                cp = search._advance_passed(cp, passed)
+            if s2 < 0:
+                ends.append(effect)
+                value = fall_weight * search.fall_cost(-1 - s2, cp)
             else:
-                value, more_damage, more_energy, _ = self.one(s2, cp)
-                value += early * search.to_go[cp][s2]
-                damage += more_damage
-                energy += more_energy
-            low = min(low, value)
-            most_damage = max(most_damage, damage)
-            most_energy = max(most_energy, energy)
+                if cp_at[s2 >> 2] == cp + 1:
+                    cp += 1
+                if cp >= total:  # a win is scored on another scale: no floor
+                    return _NO_FLOOR
+                here = to_go[cp][s2]
+                if is_last:
+                    value = (1.0 + early) * here
+                else:
+                    value, more_damage, more_energy, _ = self.one(s2, cp)
+                    value += early * here
+                    damage += more_damage
+                    energy += more_energy
+            if value < low:
+                low = value
+            if damage > most_damage:
+                most_damage = damage
+            if energy > most_energy:
+                most_energy = energy
         return low, most_damage, most_energy, frozenset(ends)
 
 
-_NONE: frozenset[int] = frozenset()
+_NO_FLOOR: Floor = (float("-inf"), 0, 0, frozenset())

@@ -503,7 +503,7 @@ class ProgramSearch:
                 bound - BOUND_MARGIN >= worst[0]
                 and not (classic and damage0 + dmg + most_damage >= 10)
                 and not (again >= 0 and counts[again] and last not in bounded_last)
-                and not any(counts[k] for k in unbounded)
+                and not (unbounded and any(counts[k] for k in unbounded))
             )
 
         # Registers 4 and 5 are pruned together where their leaves are simple to count.
@@ -520,13 +520,11 @@ class ProgramSearch:
             cards: per card type for register 4, one if its effect ends the program, else one
             per card type left for register 5."""
             kinds = nk - counts.count(0)
-            n = 0
-            for k in range(nk):
-                if counts[k]:
-                    if resolve_code(codes[k], last, LAST) in ends:
-                        n += 1
-                    else:
-                        n += kinds if counts[k] > 1 else kinds - 1
+            n = kinds * kinds - counts.count(1)  # a type played in register 4 may be used up
+            if ends:
+                for k in range(nk):
+                    if counts[k] and resolve_code(codes[k], last, LAST) in ends:
+                        n -= (kinds if counts[k] > 1 else kinds - 1) - 1
             return n
 
         def leaf(
