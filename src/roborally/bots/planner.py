@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from roborally.bots.bounds import Floor, Floors
+from roborally.bots.bounds import Pruner
 from roborally.bots.common import DECK_2023, GOOD_UPGRADES, BotError, register_code
 from roborally.bots.sim import (
     C_AGAIN,
@@ -59,7 +59,6 @@ from roborally.bots.sim import (
     card_code,
     card_type,
     family_of,
-    resolve_code,
 )
 from roborally.bots.upgrade_play import choose_upgrade, weapon
 from roborally.engine.board import Course, default_start_facing
@@ -69,9 +68,6 @@ from roborally.engine.geometry import Direction, Pos
 NUM_REGISTERS = 5
 MAX_ENERGY = 10
 INF_COST = float("inf")
-#: Slack for the search's lower bounds: they are summed in another order than the costs they
-#: bound, so they may differ in the last bits; a bound prunes only when it is clearly worse.
-BOUND_MARGIN = 1e-9
 
 #: The classic 84-card deck by type (counts; priorities differ per card).
 DECK_CLASSIC = {
@@ -337,7 +333,7 @@ class ProgramSearch:
         start_state = [0]
         fall_cost = self.fall_cost
         unknown_adjust = self.unknown_adjust
-        advance_passed = self._advance_passed
+        advance_passed = self.advance_passed
         priority = forced_keys + [k for k in range(nk) if k not in forced_keys]
 
         def record(cost: float, upto: int) -> None:
@@ -470,73 +466,17 @@ class ProgramSearch:
         last_table = tables[NUM_REGISTERS]
         board_of = model.grid.board_of
 
-        # Pruning (see roborally.bots.bounds): when the floor of the last registers cannot beat
-        # ``worst``, no program of the subtree would be recorded, so its programs are only
-        # counted as leaves (same leaf numbers, same results). SPAM and Haywire cards, whose
-        # costs add the expected outcome of an unknown card, have no floor: with one of them
-        # left, the subtree is searched.
-        floors = Floors(self, sorted({E_NOOP, *(c for c in codes if c < NE)}))
-        last_floors, last_two_floors = floors.last, floors.last_two
-        stride = floors.stride
-        # Again repeats a plain effect, nothing (after an empty register) or a Power Up.
-        bounded_last = {*floors.effects, C_EMPTY, C_POWER}
-        again = codes.index(C_AGAIN) if C_AGAIN in codes else -1
-        unbounded = [k for k in range(nk) if codes[k] in (C_UNKNOWN, C_TWO, C_SIDE2)]
-        power_gain = 1 if C_POWER in codes or C_POWER in locked_codes else 0
-        repair_slack = 1 if classic else 0  # a classic repair takes one damage back
-        prunable = w_early >= 0 and w_damage >= 0 and w_energy >= 0
-
-        def hopeless(
-            floor: Floor, registers: int, last: int, dmg: int, en: int, acc: float, extra: float
-        ) -> bool:
-            """Whether no program of the subtree below can beat ``worst``."""
-            low, most_damage, most_energy, _ends = floor
-            energy = en + most_energy + registers * power_gain
-            bound = (
-                low
-                + w_early * acc
-                + w_damage * (dmg - repair_slack)
-                - w_energy * (energy if energy < room else room)
-                + extra
-            )
-            return (
-                bound - BOUND_MARGIN >= worst[0]
-                and not (classic and damage0 + dmg + most_damage >= 10)
-                and not (again >= 0 and counts[again] and last not in bounded_last)
-                and not (unbounded and any(counts[k] for k in unbounded))
-            )
-
-        # Registers 4 and 5 are pruned together where their leaves are simple to count.
-        prunable_two = (
-            prunable
-            and not branching
-            and not crab
-            and locked_codes[LAST - 1] is None
-            and locked_codes[LAST] is None
-        )
-
-        def leaves_below(ends: frozenset[int], last: int) -> int:
-            """The leaves of registers 4 and 5 without empties, pairs, branching or unknown
-            cards: per card type for register 4, one if its effect ends the program, else one
-            per card type left for register 5."""
-            kinds = nk - counts.count(0)
-            n = kinds * kinds - counts.count(1)  # a type played in register 4 may be used up
-            if ends:
-                for k in range(nk):
-                    if counts[k] and resolve_code(codes[k], last, LAST) in ends:
-                        n -= (kinds if counts[k] > 1 else kinds - 1) - 1
-            return n
+        # Subtrees of registers 4 and 5 that cannot beat ``worst`` are only counted (see
+        # roborally.bots.bounds): same leaf numbers, same results.
+        pruner = Pruner(self, codes, counts, empties, crab, worst, locked_codes)
+        prune = pruner.prune
+        prune_from = pruner.first
 
         def leaf(
             s: int, cp0: int, last: int, dmg0: int, en0: int, acc: float, extra: float
         ) -> None:
             """The last register's cards from state s: ``go`` inlined for the plain effects
             (same arithmetic, same order, so the same costs and the same ties)."""
-            if prunable and worst[0] < INF_COST:
-                floor = last_floors.get(s * stride + cp0) or floors.one(s, cp0)
-                if hopeless(floor, 1, last, dmg0, en0, acc, extra):
-                    leaves[0] += nk - counts.count(0)
-                    return
             base = s * NE
             r = LAST
             for k in range(nk):
@@ -604,10 +544,10 @@ class ProgramSearch:
                 prog[r] = -2
                 go(r, s, cp, last, lk, dmg, en, acc, extra)
                 return
-            if r == LAST - 1 and prunable_two and not empties[0] and worst[0] < INF_COST:
-                floor = last_two_floors.get(s * stride + cp) or floors.two(s, cp)
-                if hopeless(floor, 2, last, dmg, en, acc, extra):
-                    leaves[0] += leaves_below(floor[3], last)
+            if r >= prune_from and worst[0] < INF_COST:
+                pruned = prune(r, s, cp, last, dmg, en, acc, extra)
+                if pruned >= 0:
+                    leaves[0] += pruned
                     return
             only_first = r == 0 and first_allowed is not None
             if r == LAST and not branching:
@@ -660,7 +600,8 @@ class ProgramSearch:
             time.perf_counter() - began,
         )
 
-    def _advance_passed(self, cp: int, passed: tuple[int, ...]) -> int:
+    def advance_passed(self, cp: int, passed: tuple[int, ...]) -> int:
+        """The checkpoints reached after moving across ``passed`` (classic-1994), in order."""
         for number in passed:
             if number == cp + 1:
                 cp += 1
@@ -706,7 +647,7 @@ class ProgramSearch:
             start, first_register, codes, reached, last, 0, 0, 0.0, bonus, decided
         )
 
-    def _alternative(self, effect: int, again: bool) -> int:
+    def alternative(self, effect: int, again: bool) -> int:
         """The other outcome an upgrade offers for ``effect`` at reveal (-1: none)."""
         if effect == E_MOVE1 and self.brakes and not again:
             return E_NOOP
@@ -740,7 +681,7 @@ class ProgramSearch:
             if again:
                 code = C_UNKNOWN if reg == 1 else (E_NOOP if last == C_EMPTY else last)
             if offset >= decided and code < NE:
-                alt = self._alternative(code, again)
+                alt = self.alternative(code, again)
                 if alt >= 0:
                     rest = codes[offset + 1 :]
                     return min(
@@ -770,7 +711,7 @@ class ProgramSearch:
             en += e
             if s2 < 0:
                 if model.track and passed:
-                    cp = self._advance_passed(cp, passed)
+                    cp = self.advance_passed(cp, passed)
                 off = self.fall_cost(-1 - s2, cp)
                 early = w.early * (acc + (NUM_REGISTERS + 1 - reg) * off)
                 return off + early + w_damage * dmg + extra
