@@ -136,6 +136,10 @@ class Me:
 class ProgramSearch:
     """Depth-first search over every distinct program of one hand (see the module doc)."""
 
+    #: Skip the subtrees of registers 4-5 that cannot beat the programs kept (the same results;
+    #: off, every program is scored, which the tests compare against).
+    pruning = True
+
     def __init__(self, model: BoardModel, me: Me, weights: Weights, variants: frozenset[str]):
         self.model = model
         self.me = me
@@ -470,7 +474,7 @@ class ProgramSearch:
         # roborally.bots.bounds): same leaf numbers, same results.
         pruner = Pruner(self, codes, counts, empties, crab, worst, locked_codes)
         prune = pruner.prune
-        prune_from = pruner.first
+        prune_from = pruner.first if self.pruning else NUM_REGISTERS
 
         def leaf(
             s: int, cp0: int, last: int, dmg0: int, en0: int, acc: float, extra: float
