@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from roborally.bots.planner import DECK_2023, PlannerBot
+import pytest
+
+from roborally.bots.planner import DECK_2023, PlannerBot, ProgramSearch, SearchResult, Weights
 from roborally.bots.random_bot import make_bot
 from roborally.bots.runner import new_game
 from roborally.engine.core.decisions import Action, Decision, DecisionKind
@@ -43,6 +47,7 @@ GAMES = [
 ]
 
 
+@cache  # both tests search the same positions
 def positions(edition: str, course: str, seed: int) -> list[tuple[dict[str, Any], Decision]]:
     game = new_game(course, 4, seed, max_rounds=10, edition=edition)
     bots = [make_bot("planner", seed * 7 + i) for i in range(4)]
@@ -80,15 +85,18 @@ def results() -> list[dict[str, Any]]:
             for label, view, question in variants(obs, decision, edition != "2023"):
                 for top in (1, 16):
                     result = PlannerBot(1).plan(view, question, top=top)
-                    rows.append(
-                        {
-                            "where": f"{edition} {course} {seed} #{n} {label} top={top}",
-                            "programs": result.programs,
-                            "leaves": result.leaves,
-                            "top": [[c.cost.hex(), list(c.program), c.start] for c in result.top],
-                        }
-                    )
+                    where = f"{edition} {course} {seed} #{n} {label} top={top}"
+                    rows.append({"where": where, **summary(result)})
     return rows
+
+
+def summary(result: SearchResult) -> dict[str, Any]:
+    """What a search returned, costs to the last bit."""
+    return {
+        "programs": result.programs,
+        "leaves": result.leaves,
+        "top": [[c.cost.hex(), list(c.program), c.start] for c in result.top],
+    }
 
 
 def test_search_matches_the_recorded_decisions() -> None:
@@ -97,6 +105,56 @@ def test_search_matches_the_recorded_decisions() -> None:
     assert len(got) == len(expected)
     for row, want in zip(got, expected, strict=True):
         assert row == want, row["where"]
+
+
+#: Cards the recorded hands seldom hold: damage (SPAM, Haywires: no floor) and classic cards.
+DAMAGE = ["spam", "hw_two", "hw_m1rm1", "hw_side2", "hw_m3u", "trojan"]
+CLASSIC_TYPES = ["move1", "move2", "move3", "back_up", "rotate_right", "rotate_left", "u_turn"]
+
+
+def unusual(
+    rng: random.Random, edition: str, obs: dict[str, Any], decision: Decision
+) -> tuple[dict[str, Any], Decision]:
+    """The position with a random hand (short ones leave registers empty), maybe locked
+    registers, the 2023 movement upgrades, or classic damage near destruction."""
+    view = dict(obs, players=[dict(p) for p in obs["players"]])
+    me = view["players"][decision.seat]
+    size = rng.choice([3, 5, 7, 9])
+    if edition == "2023":
+        deck = [name for name, n in DECK_2023.items() for _ in range(n)]
+        hand = rng.sample(deck + DAMAGE * rng.randint(0, 1), size)
+        me["upgrades"] = rng.sample(MOVERS, rng.randint(0, len(MOVERS)))
+    else:
+        hand = [f"{rng.choice(CLASSIC_TYPES)}@{10 * rng.randint(1, 84)}" for _ in range(size)]
+        me["classic"] = dict(me["classic"], damage=rng.choice([0, 4, 8, 9, 9]))
+    info = dict(decision.info, hand=hand, pairs="crab_legs" in me["upgrades"])
+    if rng.random() < 0.4:
+        info["locked"] = sorted(rng.sample(range(1, 6), rng.randint(1, 3)))
+        me["registers"] = [
+            dict(register, cards=[rng.choice(hand)] if r + 1 in info["locked"] else [])
+            for r, register in enumerate(me["registers"])
+        ]
+    return view, Decision(decision.id, decision.seat, decision.kind, "", (), "", info)
+
+
+def test_pruning_changes_no_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search skips what cannot beat the programs it keeps; scoring every program instead
+    gives the same results, leaf counts included, on hands the recorded ones leave out."""
+    rng = random.Random(13)
+    # A larger weight on early progress makes a classic robot's destruction (scored without it)
+    # cheaper than the bound of the programs it ends.
+    weights = [Weights(), Weights(early=0.3)]
+    for edition, course, seed in [*GAMES, ("classic", "cl-crossfire", 43)]:  # many lasers
+        for obs, decision in positions(edition, course, seed):
+            for _ in range(6):
+                view, question = unusual(rng, edition, obs, decision)
+                top = rng.choice([1, 16])
+                bot = PlannerBot(1, weights=rng.choice(weights))
+                pruned = summary(bot.plan(view, question, top=top))
+                with monkeypatch.context() as patch:
+                    patch.setattr(ProgramSearch, "pruning", False)
+                    full = summary(bot.plan(view, question, top=top))
+                assert pruned == full, (edition, course, seed, question.info)
 
 
 if __name__ == "__main__":

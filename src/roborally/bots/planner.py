@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from roborally.bots.bounds import Pruner
 from roborally.bots.common import DECK_2023, GOOD_UPGRADES, BotError, register_code
 from roborally.bots.sim import (
     C_AGAIN,
@@ -66,6 +67,7 @@ from roborally.engine.core.geometry import Direction, Pos
 
 NUM_REGISTERS = 5
 MAX_ENERGY = 10
+INF_COST = float("inf")
 
 #: The classic 84-card deck by type (counts; priorities differ per card).
 DECK_CLASSIC = {
@@ -133,6 +135,10 @@ class Me:
 # =============================================================================== search
 class ProgramSearch:
     """Depth-first search over every distinct program of one hand (see the module doc)."""
+
+    #: Skip the subtrees of registers 4-5 that cannot beat the programs kept (the same results;
+    #: off, every program is scored, which the tests compare against).
+    pruning = True
 
     def __init__(self, model: BoardModel, me: Me, weights: Weights, variants: frozenset[str]):
         self.model = model
@@ -326,12 +332,12 @@ class ProgramSearch:
         # (cost, leaf number, program, start, trajectory)
         best: list[tuple[float, int, tuple[int, ...], int, tuple[int, ...]]] = []
         traj = [0] * NUM_REGISTERS  # the state after each register on the current path
-        worst = [float("inf")]  # the cost a leaf must beat to enter ``best``
+        worst = [INF_COST]  # the cost a leaf must beat to enter ``best``
         leaves = [0]
         start_state = [0]
         fall_cost = self.fall_cost
         unknown_adjust = self.unknown_adjust
-        advance_passed = self._advance_passed
+        advance_passed = self.advance_passed
         priority = forced_keys + [k for k in range(nk) if k not in forced_keys]
 
         def record(cost: float, upto: int) -> None:
@@ -464,6 +470,12 @@ class ProgramSearch:
         last_table = tables[NUM_REGISTERS]
         board_of = model.grid.board_of
 
+        # Subtrees of registers 4 and 5 that cannot beat ``worst`` are only counted (see
+        # roborally.bots.bounds): same leaf numbers, same results.
+        pruner = Pruner(self, codes, counts, empties, crab, worst, locked_codes)
+        prune = pruner.prune
+        prune_from = pruner.first if self.pruning else NUM_REGISTERS
+
         def leaf(
             s: int, cp0: int, last: int, dmg0: int, en0: int, acc: float, extra: float
         ) -> None:
@@ -536,6 +548,11 @@ class ProgramSearch:
                 prog[r] = -2
                 go(r, s, cp, last, lk, dmg, en, acc, extra)
                 return
+            if r >= prune_from and worst[0] < INF_COST:
+                pruned = prune(r, s, cp, last, dmg, en, acc, extra)
+                if pruned >= 0:
+                    leaves[0] += pruned
+                    return
             only_first = r == 0 and first_allowed is not None
             if r == LAST and not branching:
                 leaf(s, cp, last, dmg, en, acc, extra)
@@ -587,7 +604,8 @@ class ProgramSearch:
             time.perf_counter() - began,
         )
 
-    def _advance_passed(self, cp: int, passed: tuple[int, ...]) -> int:
+    def advance_passed(self, cp: int, passed: tuple[int, ...]) -> int:
+        """The checkpoints reached after moving across ``passed`` (classic-1994), in order."""
         for number in passed:
             if number == cp + 1:
                 cp += 1
@@ -633,7 +651,7 @@ class ProgramSearch:
             start, first_register, codes, reached, last, 0, 0, 0.0, bonus, decided
         )
 
-    def _alternative(self, effect: int, again: bool) -> int:
+    def alternative(self, effect: int, again: bool) -> int:
         """The other outcome an upgrade offers for ``effect`` at reveal (-1: none)."""
         if effect == E_MOVE1 and self.brakes and not again:
             return E_NOOP
@@ -667,7 +685,7 @@ class ProgramSearch:
             if again:
                 code = C_UNKNOWN if reg == 1 else (E_NOOP if last == C_EMPTY else last)
             if offset >= decided and code < NE:
-                alt = self._alternative(code, again)
+                alt = self.alternative(code, again)
                 if alt >= 0:
                     rest = codes[offset + 1 :]
                     return min(
@@ -697,7 +715,7 @@ class ProgramSearch:
             en += e
             if s2 < 0:
                 if model.track and passed:
-                    cp = self._advance_passed(cp, passed)
+                    cp = self.advance_passed(cp, passed)
                 off = self.fall_cost(-1 - s2, cp)
                 early = w.early * (acc + (NUM_REGISTERS + 1 - reg) * off)
                 return off + early + w_damage * dmg + extra

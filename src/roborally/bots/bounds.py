@@ -1,0 +1,290 @@
+"""Lower bounds of what the planner's last registers can still score, to prune its search.
+
+A program's cost (see :mod:`roborally.bots.planner`) ends with the distance left after the
+last register, plus :attr:`~roborally.bots.planner.Weights.early` times the distances left
+after every register. From a state before register 4 (or 5), the least those terms can add up
+to over the effects the hand allows there is a *floor*: with the damage and energy bounded too,
+a subtree whose floor cannot beat the worst program kept need not be scored, only counted.
+Floors are computed once per (state, checkpoints reached) and search.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from roborally.bots import sim
+from roborally.bots.sim import E_NOOP, NE, resolve_code
+
+if TYPE_CHECKING:
+    from roborally.bots.planner import ProgramSearch
+
+LAST_REGISTER = 5
+
+#: Slack for the bounds: they are summed in another order than the costs they bound, so they
+#: may differ in the last bits; a bound prunes only when it is clearly worse.
+BOUND_MARGIN = 1e-9
+
+#: (value, most damage, most energy, the effects after which the program ends): ``value`` is
+#: the least "distance left" part of the cost (already weighted; -inf when the course can be
+#: finished), the damage and energy the most the board elements may give on the way; the ending
+#: effects (a fall, or the last checkpoint) are those of the floor's first register.
+Floor = tuple[float, int, int, frozenset[int]]
+
+
+class Floors:
+    """The floors of one search over ``effects`` (all that its cards may do)."""
+
+    def __init__(self, search: ProgramSearch, effects: list[int]) -> None:
+        self.search = search
+        self.effects = effects
+        self.stride = search.total + 1
+        self.early = search.w.early
+        #: per register (1-based): state * stride + checkpoints reached -> the floor from there
+        self.cached: list[dict[int, Floor]] = [{} for _ in range(LAST_REGISTER + 1)]
+
+    def floor(self, register: int, state: int, reached: int) -> Floor:
+        """The floor of registers ``register``..5 from ``state``: early times the distance left
+        after each but the last, (1 + early) times the distance left after the last."""
+        key = state * self.stride + reached
+        floor = self.cached[register].get(key)
+        if floor is None:
+            floor = self.cached[register][key] = self._floor(register, state, reached)
+        return floor
+
+    def _floor(self, register: int, state: int, reached: int) -> Floor:
+        # The same steps and checkpoint counting as the planner's search (its ``go``).
+        search = self.search
+        model = search.model
+        table = model.tables[register]
+        cp_at = model.cp_at
+        track = model.track
+        to_go = search.to_go
+        total = search.total
+        early = self.early
+        is_last = register == LAST_REGISTER
+        # A fall's cost stands for the distance in each register left, this one included.
+        fall_weight = 1.0 + (LAST_REGISTER + 1 - register) * early
+        base = state * NE
+        low = float("inf")
+        most_damage = most_energy = 0
+        ends = []
+        for effect in self.effects:
+            res = table[base + effect]
+            if res is None:
+                res = model.step(register, state, effect)
+            s2, damage, energy, passed = res
+            cp = reached
+            if track and passed:
+                cp = search.advance_passed(cp, passed)
+            if s2 < 0:
+                ends.append(effect)
+                value = fall_weight * search.fall_cost(-1 - s2, cp)
+            else:
+                if cp_at[s2 >> 2] == cp + 1:
+                    cp += 1
+                if cp >= total:  # a win is scored on another scale: no floor
+                    return _NO_FLOOR
+                here = to_go[cp][s2]
+                if is_last:
+                    value = (1.0 + early) * here
+                else:
+                    value, more_damage, more_energy, _ = self.floor(register + 1, s2, cp)
+                    value += early * here
+                    damage += more_damage
+                    energy += more_energy
+            if value < low:
+                low = value
+            if damage > most_damage:
+                most_damage = damage
+            if energy > most_energy:
+                most_energy = energy
+        return low, most_damage, most_energy, frozenset(ends)
+
+
+_NO_FLOOR: Floor = (float("-inf"), 0, 0, frozenset())
+
+
+def _first_unlocked(locked_codes: list[int | None], search: ProgramSearch) -> int:
+    """Register 4 or 5 (0-based 3 or 4) when no register is locked from there on, else one past
+    the last (no pruning); none either with a negative weight, which the bounds assume away."""
+    w = search.w
+    if w.early < 0 or search.w_damage < 0 or search.w_energy < 0:
+        return len(locked_codes)
+    for r in (LAST_REGISTER - 2, LAST_REGISTER - 1):
+        if all(code is None for code in locked_codes[r:]):
+            return r
+    return len(locked_codes)
+
+
+class Pruner:
+    """Prunes the planner's search in registers 4 and 5 (see the module doc).
+
+    It reads the search's live state: ``counts`` (cards left per hand group), ``empties`` (empty
+    registers left to place) and ``worst`` (the cost a program must beat to be kept); ``pairs``
+    are the search's Crab Legs pairs (move 1 group, rotation group, effect, mark). A pruned
+    subtree still counts its leaves, because the search numbers its leaves and the numbers
+    order programs of equal cost: one per way the search fills the last register (a card type,
+    the other outcome of a reveal choice, a pair, an empty register), and in register 4 one per
+    way whose effect ends the program there.
+    """
+
+    def __init__(
+        self,
+        search: ProgramSearch,
+        codes: list[int],
+        counts: list[int],
+        empties: list[int],
+        pairs: list[tuple[int, int, int, int]],
+        worst: list[float],
+        locked_codes: list[int | None],
+    ) -> None:
+        self.search = search
+        self.counts = counts
+        self.empties = empties
+        self.pairs = pairs
+        self.worst = worst
+        self.branching = search.brakes or search.drifting or search.power_slide
+        effects = self._effects(codes)
+        self.floors = Floors(search, sorted(effects))
+        # Per hand group: its effect in registers 4-5 and the other outcome of a reveal choice
+        # (-1: none); Again's depend on the register before it.
+        self.effect_of = [resolve_code(c, sim.C_EMPTY, LAST_REGISTER) for c in codes]
+        self.other_of = [
+            search.alternative(e, False) if self.branching else -1 for e in self.effect_of
+        ]
+        self.again = codes.index(sim.C_AGAIN) if sim.C_AGAIN in codes else -1
+        self.other_keys = [k for k, o in enumerate(self.other_of) if o >= 0 and k != self.again]
+        # Again repeats a plain effect, nothing (after an empty register) or a Power Up.
+        self.bounded_last = {*effects, sim.C_EMPTY, sim.C_POWER}
+        # SPAM and Haywire cards add the expected outcome of an unknown card: they have no floor.
+        unknown = (sim.C_UNKNOWN, sim.C_TWO, sim.C_SIDE2)
+        self.unbounded = [k for k, c in enumerate(codes) if c in unknown]
+        self.power_gain = 1 if sim.C_POWER in codes or sim.C_POWER in locked_codes else 0
+        self.repair_slack = 1 if search.classic else 0  # a classic repair takes a damage back
+        # The search's facts, copied for :meth:`prune` (called at most nodes of registers 4-5).
+        self.damage0 = search.me.damage
+        self.classic = search.classic
+        self.w_early = search.w.early
+        self.w_damage = search.w_damage
+        self.w_energy = search.w_energy
+        self.room = search.energy_room
+        self.cached = self.floors.cached
+        self.stride = self.floors.stride
+        #: the first register (0-based) it prunes from: registers 4 or 5, none locked from there
+        self.first = _first_unlocked(locked_codes, search)
+        #: (counts, empties, what Again repeats, ending effects) -> leaves of registers 4-5
+        self._two_leaves: dict[tuple[tuple[int, ...], int, int, frozenset[int]], int] = {}
+
+    def _effects(self, codes: list[int]) -> set[int]:
+        """Every effect the cards may have in registers 4-5 (nothing: a Power Up or an empty
+        register), reveal choices and Crab Legs pairs included."""
+        effects = {E_NOOP, *(c for c in codes if c < NE)}
+        if self.branching:
+            effects |= {self.search.alternative(e, False) for e in effects} - {-1}
+        return effects | {effect for _move1, _rotation, effect, _mark in self.pairs}
+
+    def prune(
+        self, r: int, s: int, cp: int, last: int, dmg: int, en: int, acc: float, extra: float
+    ) -> int:
+        """Before register ``r`` + 1 (0-based ``r`` >= :attr:`first`) is searched from state
+        ``s`` (the search's ``rec`` arguments): the number of leaves below when no program
+        there can beat ``worst``, else -1."""
+        counts = self.counts
+        if self.unbounded and any(counts[k] for k in self.unbounded):
+            return -1
+        if self.again >= 0 and counts[self.again] and last not in self.bounded_last:
+            return -1
+        left = LAST_REGISTER - r
+        floor = self.cached[r + 1].get(s * self.stride + cp) or self.floors.floor(r + 1, s, cp)
+        low, most_damage, most_energy, ends = floor
+        energy = en + most_energy + left * self.power_gain
+        bound = (
+            low
+            + self.w_early * acc
+            + self.w_damage * (dmg - self.repair_slack)
+            - self.w_energy * (energy if energy < self.room else self.room)
+            + extra
+        )
+        if bound - BOUND_MARGIN < self.worst[0]:
+            return -1
+        if self.classic and self.damage0 + dmg + most_damage >= 10:
+            return -1  # the robot may be destroyed: scored on another scale
+        return self._last_leaves(last) if left == 1 else self._last_two_leaves(ends, last)
+
+    def _again(self, last: int) -> tuple[int, int]:
+        """What Again does after ``last``: its effect and the other outcome (-1: none)."""
+        effect = resolve_code(sim.C_AGAIN, last, LAST_REGISTER)
+        return effect, self.search.alternative(effect, True) if self.branching else -1
+
+    def _last_leaves(self, last: int) -> int:
+        counts = self.counts
+        n = len(counts) - counts.count(0)
+        if self.branching:
+            for k in self.other_keys:
+                if counts[k]:
+                    n += 1
+            again = self.again
+            if again >= 0 and counts[again] and self._again(last)[1] >= 0:
+                n += 1
+        for move1, rotation, _effect, _mark in self.pairs:
+            if counts[move1] and counts[rotation]:
+                n += 1
+        if self.empties[0] > 0:
+            n += 1
+        return n
+
+    def _last_two_leaves(self, ends: frozenset[int], last: int) -> int:
+        counts = self.counts
+        if not (ends or self.branching or self.pairs or self.empties[0]):
+            kinds = len(counts) - counts.count(0)
+            return kinds * kinds - counts.count(1)  # a type played in register 4 may run out
+        again = self.again
+        # ``last`` matters only for what Again repeats.
+        repeats = self._again(last)[0] if again >= 0 and counts[again] else -1
+        key = (tuple(counts), self.empties[0], repeats, ends)
+        n = self._two_leaves.get(key)
+        if n is None:
+            n = self._two_leaves[key] = self._count_last_two(ends, last)
+        return n
+
+    def _count_last_two(self, ends: frozenset[int], last: int) -> int:
+        counts = self.counts
+        n = 0
+        for k, count in enumerate(counts):
+            if not count:
+                continue
+            if k == self.again:
+                effect, other = self._again(last)
+            else:
+                effect, other = self.effect_of[k], self.other_of[k]
+            counts[k] -= 1
+            n += self._leaves_after(effect, ends)
+            if other >= 0:
+                n += self._leaves_after(other, ends)
+            counts[k] += 1
+        for move1, rotation, effect, _mark in self.pairs:
+            if counts[move1] and counts[rotation]:
+                self._take(move1, rotation, -1)
+                n += self._leaves_after(effect, ends)
+                self._take(move1, rotation, 1)
+        if self.empties[0] > 0:
+            self._take(-1, -1, -1)
+            n += self._leaves_after(E_NOOP, ends)
+            self._take(-1, -1, 1)
+        return n
+
+    def _leaves_after(self, effect: int, ends: frozenset[int]) -> int:
+        """The leaves once register 4 did ``effect`` (the cards it took already taken): one if
+        it ends the program, else the last register's. Again in the last register repeats
+        ``effect``: a Power Up, nothing and an empty register all resolve to no effect, so the
+        effect stands for what the search would pass on."""
+        return 1 if effect in ends else self._last_leaves(effect)
+
+    def _take(self, first: int, second: int, sign: int) -> None:
+        """Take (sign -1) or give back (+1) the cards of one way to fill a register."""
+        if first < 0:
+            self.empties[0] += sign
+            return
+        self.counts[first] += sign
+        if second >= 0:
+            self.counts[second] += sign
