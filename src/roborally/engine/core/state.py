@@ -62,9 +62,9 @@ class GameConfig:
     """Everything that defines a game before the first decision.
 
     ``first_player`` is the seat that takes the priority token first (the youngest player);
-    ``None`` lets the seeded generator pick one. ``seed`` (``0 <= seed < 2**256``) decides every
-    shuffle through the generator named by ``rng`` (:mod:`roborally.engine.core.rng`; old records name
-    ``splitmix64/1``).
+    ``None`` lets the seeded generator pick one. ``seed`` (``0 <= seed < 2**256``) decides
+    every shuffle through the generator named by ``rng`` (:mod:`roborally.engine.core.rng`;
+    old records name ``splitmix64/1``).
     """
 
     course: Course
