@@ -472,7 +472,7 @@ class ProgramSearch:
 
         # Subtrees of registers 4 and 5 that cannot beat ``worst`` are only counted (see
         # roborally.bots.bounds): same leaf numbers, same results.
-        pruner = Pruner(self, codes, counts, empties, crab, worst, locked_codes)
+        pruner = Pruner(self, codes, bonus, counts, empties, crab, worst, locked_codes)
         prune = pruner.prune
         prune_from = pruner.first if self.pruning else NUM_REGISTERS
 
