@@ -132,8 +132,8 @@ class Pruner:
     are the search's Crab Legs pairs (move 1 group, rotation group, effect, mark). A pruned
     subtree still counts its leaves, because the search numbers its leaves and the numbers
     order programs of equal cost: one per way the search fills the last register (a card type,
-    the other outcome of a reveal choice, a pair, an empty register), and in register 4 one per
-    way whose effect ends the program there.
+    the other outcome of a reveal choice or the other side of a Haywire sidestep, a pair, an
+    empty register), and in register 4 one per way whose effect ends the program there.
     """
 
     def __init__(
@@ -294,9 +294,9 @@ class Pruner:
 
     def _leaves_after(self, effect: int, ends: frozenset[int]) -> int:
         """The leaves once register 4 did ``effect`` (the cards it took already taken): one if
-        it ends the program, else the last register's. Again in the last register repeats
-        ``effect``: a Power Up, nothing and an empty register all resolve to no effect, so the
-        effect stands for what the search would pass on."""
+        it ends the program, else the last register's. The effect stands for what the search
+        passes on to Again there: a Power Up, an unknown card, nothing and an empty register
+        all resolve to no effect, and none of them has another outcome."""
         return 1 if effect in ends else self._last_leaves(effect)
 
     def _take(self, first: int, second: int, sign: int) -> None:
