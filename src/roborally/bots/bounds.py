@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from roborally.bots import sim
-from roborally.bots.sim import E_NOOP, NE, resolve_code
+from roborally.bots.sim import E_NOOP, E_SIDE_L, E_SIDE_R, NE, resolve_code
 
 if TYPE_CHECKING:
     from roborally.bots.planner import ProgramSearch
@@ -34,9 +34,11 @@ Floor = tuple[float, int, int, frozenset[int]]
 class Floors:
     """The floors of one search over ``effects`` (all that its cards may do)."""
 
-    def __init__(self, search: ProgramSearch, effects: list[int]) -> None:
+    def __init__(self, search: ProgramSearch, effects: list[int], unknown: int) -> None:
         self.search = search
         self.effects = effects
+        #: how many unknown cards one register may draw (SPAM: 1, a "two cards" Haywire: 2)
+        self.unknown = unknown
         self.stride = search.total + 1
         self.early = search.w.early
         #: per register (1-based): state * stride + checkpoints reached -> the floor from there
@@ -65,7 +67,7 @@ class Floors:
         # A fall's cost stands for the distance in each register left, this one included.
         fall_weight = 1.0 + (LAST_REGISTER + 1 - register) * early
         base = state * NE
-        low = float("inf")
+        low = noop = float("inf")
         most_damage = most_energy = 0
         ends = []
         for effect in self.effects:
@@ -92,12 +94,18 @@ class Floors:
                     value += early * here
                     damage += more_damage
                     energy += more_energy
+            if effect == E_NOOP:
+                noop = value
             if value < low:
                 low = value
             if damage > most_damage:
                 most_damage = damage
             if energy > most_energy:
                 most_energy = energy
+        if self.unknown:  # an unknown card does nothing, then adds what a drawn card may do
+            gain = search.unknown_adjust(register, state, reached)
+            if gain < 0:
+                low = min(low, noop + self.unknown * gain)
         return low, most_damage, most_energy, frozenset(ends)
 
 
@@ -124,14 +132,15 @@ class Pruner:
     are the search's Crab Legs pairs (move 1 group, rotation group, effect, mark). A pruned
     subtree still counts its leaves, because the search numbers its leaves and the numbers
     order programs of equal cost: one per way the search fills the last register (a card type,
-    the other outcome of a reveal choice, a pair, an empty register), and in register 4 one per
-    way whose effect ends the program there.
+    the other outcome of a reveal choice or the other side of a Haywire sidestep, a pair, an
+    empty register), and in register 4 one per way whose effect ends the program there.
     """
 
     def __init__(
         self,
         search: ProgramSearch,
         codes: list[int],
+        bonus: list[float],
         counts: list[int],
         empties: list[int],
         pairs: list[tuple[int, int, int, int]],
@@ -144,23 +153,27 @@ class Pruner:
         self.pairs = pairs
         self.worst = worst
         self.branching = search.brakes or search.drifting or search.power_slide
-        effects = self._effects(codes)
-        self.floors = Floors(search, sorted(effects))
-        # Per hand group: its effect in registers 4-5 and the other outcome of a reveal choice
-        # (-1: none); Again's depend on the register before it.
-        self.effect_of = [resolve_code(c, sim.C_EMPTY, LAST_REGISTER) for c in codes]
-        self.other_of = [
-            search.alternative(e, False) if self.branching else -1 for e in self.effect_of
-        ]
+        # Per hand group: its effect in registers 4-5 and the other one its card may have (a
+        # reveal choice, the other side of a Haywire sidestep; -1: none). Again's effects
+        # depend on the register before it.
+        self.effect_of = [self._effects_of(code)[0] for code in codes]
+        self.other_of = [self._effects_of(code)[1] for code in codes]
         self.again = codes.index(sim.C_AGAIN) if sim.C_AGAIN in codes else -1
         self.other_keys = [k for k, o in enumerate(self.other_of) if o >= 0 and k != self.again]
-        # Again repeats a plain effect, nothing (after an empty register) or a Power Up.
+        effects = self._effects(codes)
+        unknown = 2 if sim.C_TWO in codes else 1 if sim.C_UNKNOWN in codes else 0
+        self.floors = Floors(search, sorted(effects), unknown)
+        # Again repeats an effect, nothing (after an empty register), a Power Up or an unknown
+        # card: the floors know them all only with an unknown card in the hand.
         self.bounded_last = {*effects, sim.C_EMPTY, sim.C_POWER}
-        # SPAM and Haywire cards add the expected outcome of an unknown card: they have no floor.
-        unknown = (sim.C_UNKNOWN, sim.C_TWO, sim.C_SIDE2)
-        self.unbounded = [k for k, c in enumerate(codes) if c in unknown]
+        if unknown:
+            self.bounded_last.add(sim.C_UNKNOWN)
         self.power_gain = 1 if sim.C_POWER in codes or sim.C_POWER in locked_codes else 0
         self.repair_slack = 1 if search.classic else 0  # a classic repair takes a damage back
+        # A program term per card (SPAM programmed): the least the last registers may add.
+        self.cheapest = min(0.0, *bonus)
+        self.bonus_keys = [k for k, b in enumerate(bonus) if b < 0]
+        self.simple = not (self.branching or pairs or self.other_keys)  # one leaf per type
         # The search's facts, copied for :meth:`prune` (called at most nodes of registers 4-5).
         self.damage0 = search.me.damage
         self.classic = search.classic
@@ -175,12 +188,19 @@ class Pruner:
         #: (counts, empties, what Again repeats, ending effects) -> leaves of registers 4-5
         self._two_leaves: dict[tuple[tuple[int, ...], int, int, frozenset[int]], int] = {}
 
+    def _effects_of(self, code: int) -> tuple[int, int]:
+        """A card's effect in registers 4-5 and its other one (-1: none); unknown cards do
+        nothing (the floors add what a drawn card may do)."""
+        if code == sim.C_SIDE2:
+            return E_SIDE_L, E_SIDE_R
+        effect = resolve_code(code, sim.C_EMPTY, LAST_REGISTER)
+        return effect, self.search.alternative(effect, False) if self.branching else -1
+
     def _effects(self, codes: list[int]) -> set[int]:
-        """Every effect the cards may have in registers 4-5 (nothing: a Power Up or an empty
-        register), reveal choices and Crab Legs pairs included."""
-        effects = {E_NOOP, *(c for c in codes if c < NE)}
-        if self.branching:
-            effects |= {self.search.alternative(e, False) for e in effects} - {-1}
+        """Every effect the cards may have in registers 4-5 (nothing: a Power Up, an unknown
+        card or an empty register), reveal choices, sidesteps and Crab Legs pairs included
+        (what Again repeats is one of them)."""
+        effects = {E_NOOP, *self.effect_of, *self.other_of} - {-1}
         return effects | {effect for _move1, _rotation, effect, _mark in self.pairs}
 
     def prune(
@@ -190,14 +210,14 @@ class Pruner:
         ``s`` (the search's ``rec`` arguments): the number of leaves below when no program
         there can beat ``worst``, else -1."""
         counts = self.counts
-        if self.unbounded and any(counts[k] for k in self.unbounded):
-            return -1
         if self.again >= 0 and counts[self.again] and last not in self.bounded_last:
             return -1
         left = LAST_REGISTER - r
         floor = self.cached[r + 1].get(s * self.stride + cp) or self.floors.floor(r + 1, s, cp)
         low, most_damage, most_energy, ends = floor
         energy = en + most_energy + left * self.power_gain
+        if self.bonus_keys:
+            extra += self.cheapest * min(left, sum(counts[k] for k in self.bonus_keys))
         bound = (
             low
             + self.w_early * acc
@@ -219,13 +239,12 @@ class Pruner:
     def _last_leaves(self, last: int) -> int:
         counts = self.counts
         n = len(counts) - counts.count(0)
-        if self.branching:
-            for k in self.other_keys:
-                if counts[k]:
-                    n += 1
-            again = self.again
-            if again >= 0 and counts[again] and self._again(last)[1] >= 0:
+        for k in self.other_keys:
+            if counts[k]:
                 n += 1
+        again = self.again
+        if self.branching and again >= 0 and counts[again] and self._again(last)[1] >= 0:
+            n += 1
         for move1, rotation, _effect, _mark in self.pairs:
             if counts[move1] and counts[rotation]:
                 n += 1
@@ -235,7 +254,7 @@ class Pruner:
 
     def _last_two_leaves(self, ends: frozenset[int], last: int) -> int:
         counts = self.counts
-        if not (ends or self.branching or self.pairs or self.empties[0]):
+        if self.simple and not (ends or self.empties[0]):
             kinds = len(counts) - counts.count(0)
             return kinds * kinds - counts.count(1)  # a type played in register 4 may run out
         again = self.again
@@ -275,9 +294,9 @@ class Pruner:
 
     def _leaves_after(self, effect: int, ends: frozenset[int]) -> int:
         """The leaves once register 4 did ``effect`` (the cards it took already taken): one if
-        it ends the program, else the last register's. Again in the last register repeats
-        ``effect``: a Power Up, nothing and an empty register all resolve to no effect, so the
-        effect stands for what the search would pass on."""
+        it ends the program, else the last register's. The effect stands for what the search
+        passes on to Again there: a Power Up, an unknown card, nothing and an empty register
+        all resolve to no effect, and none of them has another outcome."""
         return 1 if effect in ends else self._last_leaves(effect)
 
     def _take(self, first: int, second: int, sign: int) -> None:

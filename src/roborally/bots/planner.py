@@ -3,9 +3,11 @@
 For the programming decision the planner enumerates every distinct program (all orderings of
 5 of the hand's cards, deduplicated by card type; damage cards, Haywires and locked registers
 included) as a depth-first search over the registers, so that programs sharing a prefix share
-its simulation. Its own robot is simulated alone, register by register, with the cached
-transitions of :class:`~roborally.bots.sim.BoardModel` (the card's move, then every board element
-of that register), and each program's end is scored:
+its simulation; the last two registers are skipped (only counted) where a lower bound shows that
+none of their programs can beat the best found (:mod:`roborally.bots.bounds`). Its own robot is
+simulated alone, register by register, with the cached transitions of
+:class:`~roborally.bots.sim.BoardModel` (the card's move, then every board element of that
+register), and each program's end is scored:
 
 * progress: the distance field to the next checkpoint and on through the remaining ones (in
   registers), including checkpoints claimed during the program (the last one wins the game);
@@ -472,7 +474,7 @@ class ProgramSearch:
 
         # Subtrees of registers 4 and 5 that cannot beat ``worst`` are only counted (see
         # roborally.bots.bounds): same leaf numbers, same results.
-        pruner = Pruner(self, codes, counts, empties, crab, worst, locked_codes)
+        pruner = Pruner(self, codes, bonus, counts, empties, crab, worst, locked_codes)
         prune = pruner.prune
         prune_from = pruner.first if self.pruning else NUM_REGISTERS
 
