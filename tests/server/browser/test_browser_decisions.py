@@ -85,6 +85,10 @@ def test_an_install_is_taken_back_and_an_uninstall_asks_first(
     # Refunded, back in the reserve, and it can be installed again.
     expect(_choice(page, f"install {card}")).to_be_enabled()
     assert _energy(page) == energy
+    # The rows follow the server's next state: wait for it (a loaded machine can lag a tap).
+    expect(
+        page.locator(f"{DECISION} .upgrade-row", has_text="Installed").locator(".card")
+    ).to_have_count(0)
     assert card in _row(page, "In reserve") and _row(page, "Installed") == []
     expect(page.locator("[data-testid=log]")).to_contain_text("takes back the install of")
 
@@ -263,6 +267,10 @@ def test_on_a_phone_the_undo_the_confirmation_and_the_guard_work_by_tapping(
     shots(page, "decision-undo-phone")
     _tap_centre(page, undo)
     expect(_choice(page, f"install {card}")).to_be_enabled()
+    # The rows follow the server's next state: wait for it (a loaded machine can lag a tap).
+    expect(
+        page.locator(f"{DECISION} .upgrade-row", has_text="Installed").locator(".card")
+    ).to_have_count(0)
     assert card in _row(page, "In reserve") and _row(page, "Installed") == []
     # Install again and remove it: the confirmation is in sight, and No / Yes work by tapping.
     _choice(page, f"install {card}").tap()
