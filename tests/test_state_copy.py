@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from roborally.content.courses import find_course
-from roborally.engine.core.state import GameConfig
+from roborally.engine.core.cards import Card
+from roborally.engine.core.state import GameConfig, Register
 from roborally.engine.game import Game
 
 #: Fields that hold containers but are copied by hand in ``copy`` (not in ``CONTAINERS``).
@@ -45,3 +46,20 @@ def test_every_container_field_is_copied_apart(edition: str, course: str) -> Non
             assert twin is not register and twin == register
             assert twin.cards is not register.cards and twin.done is not register.done
     assert clone.digest() == state.digest()
+
+
+def test_a_register_copy_keeps_every_field() -> None:
+    """Register.copy lists its slots by hand: a field added later must be added there too."""
+    register = Register(
+        cards=[Card(7, "move1")],
+        revealed=True,
+        locked=True,
+        facedown_haywire=Card(9, "hw_side2"),
+        done=["move1"],
+    )
+    defaults = Register()
+    for field in dataclasses.fields(Register):
+        assert getattr(register, field.name) != getattr(defaults, field.name), field.name
+    twin = register.copy()
+    assert twin == register
+    assert twin.cards is not register.cards and twin.done is not register.done

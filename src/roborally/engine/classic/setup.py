@@ -8,7 +8,7 @@ from __future__ import annotations
 from roborally.engine.classic.base import PLACE, ClassicBase, options_enabled, stage
 from roborally.engine.classic.cards import option_cards, program_deck
 from roborally.engine.classic.model import LIVES, ClassicPlayer, ClassicState, empty_registers
-from roborally.engine.core.board import Course, Grid
+from roborally.engine.core.board import Course, Grid, shared_grid
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.rng import make_rng
@@ -39,7 +39,7 @@ def new_state(config: GameConfig) -> ClassicState:
 def board_grid(course: Course, variants: frozenset[str]) -> Grid:
     """The course as the classic rules play it: flags do not switch off the element under
     them, and there are no reboot tokens (robots restart on their archive marker)."""
-    return Grid(course, overlays_disable_elements=False, reboot_tokens=False)
+    return shared_grid(course, overlays_disable_elements=False, reboot_tokens=False)
 
 
 def setup_state(config: GameConfig) -> ClassicState:

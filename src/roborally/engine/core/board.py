@@ -398,6 +398,8 @@ class Grid:
         ]
         self.pits = [c is not None and c.pit for c in cells]
         self._beams: dict[int, tuple[int, ...]] = {}  # beam_path's cache
+        self._factory_centre: tuple[float, float] | None = None
+        self._factory_centre_known = False
         self.lasers: list[tuple[Pos, Laser, tuple[int, ...]]] = []
         for i, cell in enumerate(cells):
             if cell is None:
@@ -467,20 +469,59 @@ class Grid:
     def board_index(self, pos: Pos) -> int:
         return self.board_of[self.index(pos)]
 
+    def factory_centre(self) -> tuple[float, float] | None:
+        """The mean position of the factory boards' spaces (``None`` without factory boards),
+        which start facings point towards; computed on first use."""
+        if not self._factory_centre_known:
+            xs: list[int] = []
+            ys: list[int] = []
+            for i, cell in enumerate(self.cells):
+                if cell is not None and self.board_kinds[self.board_of[i]] == "factory":
+                    xs.append(i % self.width)
+                    ys.append(i // self.width)
+            self._factory_centre = (sum(xs) / len(xs), sum(ys) / len(ys)) if xs else None
+            self._factory_centre_known = True
+        return self._factory_centre
+
+
+#: Compiled grids shared by the games played on the same course (see :func:`shared_grid`).
+_SHARED_GRIDS: dict[tuple[int, bool, bool], tuple[Course, Grid]] = {}
+SHARED_GRIDS_KEPT = 64
+
+
+def shared_grid(
+    course: Course, *, overlays_disable_elements: bool = True, reboot_tokens: bool = True
+) -> Grid:
+    """``Grid(course, ...)``, compiled once per course object and shared by every game on it.
+
+    Games never change their grid, and what the grid learns lazily (the beam paths robot
+    lasers trace, the start facings) then serves every later game on the course as well: a
+    server plays many games on few courses. Whoever takes a grid from here must not change
+    it (the bot simulator, which swaps the pits for Hover Unit, compiles its own). The
+    newest :data:`SHARED_GRIDS_KEPT` courses are kept; the course is held, so its ``id``
+    cannot be reused while the entry lives.
+    """
+    key = (id(course), overlays_disable_elements, reboot_tokens)
+    kept = _SHARED_GRIDS.get(key)
+    if kept is not None and kept[0] is course:
+        return kept[1]
+    grid = Grid(
+        course, overlays_disable_elements=overlays_disable_elements, reboot_tokens=reboot_tokens
+    )
+    if len(_SHARED_GRIDS) >= SHARED_GRIDS_KEPT:
+        del _SHARED_GRIDS[next(iter(_SHARED_GRIDS))]  # the oldest entry
+    _SHARED_GRIDS[key] = (course, grid)
+    return grid
+
 
 def default_start_facing(grid: Grid, pos: Pos) -> Direction:
     """The facing of a robot on a start space without one: toward the middle of the factory
     boards (the longer axis wins), i.e. "toward the factory board" (spec 2.1, 12-C3)."""
-    xs: list[int] = []
-    ys: list[int] = []
-    for i, cell in enumerate(grid.cells):
-        if cell is not None and grid.board_kinds[grid.board_of[i]] == "factory":
-            xs.append(i % grid.width)
-            ys.append(i // grid.width)
-    if not xs:
+    centre = grid.factory_centre()
+    if centre is None:
         return Direction.NORTH
-    dx = sum(xs) / len(xs) - pos.x
-    dy = sum(ys) / len(ys) - pos.y
+    dx = centre[0] - pos.x
+    dy = centre[1] - pos.y
     if abs(dx) >= abs(dy):
         return Direction.EAST if dx > 0 else Direction.WEST
     return Direction.SOUTH if dy > 0 else Direction.NORTH

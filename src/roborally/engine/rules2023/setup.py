@@ -5,7 +5,7 @@ and the robots' placement on start spaces.
 
 from __future__ import annotations
 
-from roborally.engine.core.board import Course, Grid
+from roborally.engine.core.board import Course, Grid, shared_grid
 from roborally.engine.core.cards import PROGRAMMING_CARDS
 from roborally.engine.core.decisions import Decision, DecisionKind, IllegalActionError
 from roborally.engine.core.events import EventKind
@@ -25,7 +25,7 @@ from roborally.engine.rules2023.base import Base2023, upgrade_specs
 def board_grid(course: Course, variants: frozenset[str]) -> Grid:
     """The course as the 2023 rules play it: a checkpoint or reboot token switches off the
     element under it (6.0); Dynamic Archiving has no reboot tokens (11.1.4)."""
-    return Grid(course, reboot_tokens="dynamic_archiving" not in variants)
+    return shared_grid(course, reboot_tokens="dynamic_archiving" not in variants)
 
 
 def new_state(config: GameConfig) -> GameState:
