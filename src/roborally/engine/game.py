@@ -32,6 +32,7 @@ from roborally.engine.core.decisions import (
 )
 from roborally.engine.core.events import Event
 from roborally.engine.core.state import GameConfig, GameState
+from roborally.engine.core.view import ViewMemo
 from roborally.engine.editions import edition
 
 #: The 2023 edition's rules version (each edition carries its own: ``Game.rules_version``).
@@ -67,6 +68,7 @@ class Game:
         self.config = config
         self.rules_version = rules.rules_version
         self.actions: list[Action] = []
+        self._forget_views()
         if _state is None:
             self._state = rules.new_state(config)
             self._rules = rules.rules(self._state)
@@ -83,7 +85,12 @@ class Game:
 
         Bots and clients must use :meth:`observation` instead.
         """
+        self._forget_views()  # whoever holds the state may change it
         return self._state
+
+    def _forget_views(self) -> None:
+        self._views: dict[int | None, dict[str, Any]] = {}
+        self._view_parts: ViewMemo = {}
 
     @property
     def events(self) -> list[Event]:
@@ -120,8 +127,18 @@ class Game:
         return Outcome(Termination(self._state.termination), self._state.winner, standings)
 
     def observation(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see (spec 4.7); ``None`` gives the public spectator view."""
-        return self._rules.observation(seat, self.pending_decisions())
+        """What ``seat`` may see (spec 4.7); ``None`` gives the public spectator view.
+
+        Built once per state of the game: asking again before the next action gives the same
+        view (a new top-level dict), and the views of different seats share the players'
+        entries that look alike to them. Treat what it contains as read-only.
+        """
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = self._rules.observation(
+                seat, self.pending_decisions(), self._view_parts
+            )
+        return dict(view)
 
     def events_for(self, seat: int | None, start: int = 0) -> list[Event]:
         """The events from ``start`` on as ``seat`` may see them (``None``: a spectator); a
@@ -157,6 +174,7 @@ class Game:
     def apply(self, action: Action) -> list[Event]:
         """Apply one action; returns the events it caused. Illegal actions change nothing."""
         choice = self.check(action)
+        self._forget_views()
         normal = Action(action.decision_id, action.seat, choice)
         before = len(self._state.events)
         self._state.answers[normal.decision_id] = normal

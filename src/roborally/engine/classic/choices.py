@@ -18,16 +18,19 @@ from roborally.engine.core.decisions import (
     IllegalActionError,
     InvalidActionError,
 )
+from roborally.engine.core.view import ViewMemo
 
 
 class ClassicChoices(ClassicBase):
     """Observations, validation, defaults and legal choices of the classic decisions."""
 
-    def observation(self, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
+    def observation(
+        self, seat: int | None, pending: list[Decision], memo: ViewMemo | None = None
+    ) -> dict[str, Any]:
         """The classic view: damage tokens, lives and option cards too (private hands)."""
         from roborally.engine.classic.view import classic_observation
 
-        return classic_observation(self.s, seat, pending)
+        return classic_observation(self.s, seat, pending, memo)
 
     def validate(self, decision: Decision, choice: Any) -> Any:
         if choice == TIMEOUT:

@@ -18,6 +18,7 @@ from roborally.engine.core.decisions import TIMEOUT, Decision, IllegalActionErro
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
+from roborally.engine.core.view import ViewMemo
 
 
 class StageDriver(Mechanics):
@@ -25,7 +26,10 @@ class StageDriver(Mechanics):
     player sees (:meth:`observation`), the legal and default answers and their validation."""
 
     # ------------------------------------------------- supplied by each ruleset
-    def observation(self, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
+    def observation(
+        self, seat: int | None, pending: list[Decision], memo: ViewMemo | None = None
+    ) -> dict[str, Any]:
+        """What ``seat`` may see; ``memo`` shares parts between the views of one state."""
         raise NotImplementedError
 
     def validate(self, decision: Decision, choice: Any) -> Any:

@@ -8,6 +8,7 @@ order (only its size shows; Spam Filter's face-up top card is public).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from roborally.engine.core.decisions import Decision
@@ -45,7 +46,7 @@ def _register_view(register: Register, own: bool) -> dict[str, Any]:
     }
 
 
-def _player_view(player: Player, own: bool) -> dict[str, Any]:
+def player_view(player: Player, own: bool) -> dict[str, Any]:
     return {
         "seat": player.seat,
         "name": player.name,
@@ -71,8 +72,43 @@ def _player_view(player: Player, own: bool) -> dict[str, Any]:
     }
 
 
-def observation(state: GameState, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
-    """A JSON-friendly view of ``state`` for ``seat`` (``None``: a spectator)."""
+#: Builds one player's entry of an observation: ``(player, own)`` -> a JSON-friendly dict.
+PlayerView = Callable[[Any, bool], dict[str, Any]]
+#: What observations of one state share (see :func:`observation`).
+ViewMemo = dict[tuple[int, bool], dict[str, Any]]
+
+
+def player_entries(
+    players: Sequence[Any], seat: int | None, player_view: PlayerView, memo: ViewMemo | None
+) -> list[dict[str, Any]]:
+    """The players' entries as ``seat`` sees them. With a ``memo`` each entry is built once per
+    state and shared: a robot looks the same to every seat but its owner, so the views of six
+    seats and the spectators need twelve entries, not forty-two."""
+    if memo is None:
+        return [player_view(p, p.seat == seat) for p in players]
+    entries = []
+    for p in players:
+        key = (p.seat, p.seat == seat)
+        entry = memo.get(key)
+        if entry is None:
+            entry = memo[key] = player_view(p, key[1])
+        entries.append(entry)
+    return entries
+
+
+def observation(
+    state: GameState,
+    seat: int | None,
+    pending: list[Decision],
+    memo: ViewMemo | None = None,
+    player_view: PlayerView = player_view,
+) -> dict[str, Any]:
+    """A JSON-friendly view of ``state`` for ``seat`` (``None``: a spectator).
+
+    ``memo`` (empty for a new state, then passed to every observation of that state) shares
+    the players' entries between the views; they must then be treated as read-only.
+    ``player_view`` builds one entry (an edition adds its own facts).
+    """
     return {
         "seat": seat,
         "edition": state.config.edition,
@@ -92,7 +128,7 @@ def observation(state: GameState, seat: int | None, pending: list[Decision]) -> 
         "damage_discard": [c.name for c in state.damage_discard],
         "upgrade_deck": len(state.upgrade_deck),
         "upgrade_discard": [c.name for c in state.upgrade_discard],
-        "players": [_player_view(p, p.seat == seat) for p in state.players],
+        "players": player_entries(state.players, seat, player_view, memo),
         "pending": [decision_to_json(d) for d in pending if d.seat == seat],
         "waiting_for": sorted({d.seat for d in pending}),
     }

@@ -19,7 +19,7 @@ from roborally.engine.core.decisions import (
     InvalidActionError,
 )
 from roborally.engine.core.state import NUM_REGISTERS, Player
-from roborally.engine.core.view import observation
+from roborally.engine.core.view import ViewMemo, observation
 from roborally.engine.rules2023.base import Base2023
 
 #: Decision kinds whose choice is one of a few option strings.
@@ -29,9 +29,11 @@ STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 class Choices2023(Base2023):
     """Observations, validation, defaults and legal choices of the 2023 decisions."""
 
-    def observation(self, seat: int | None, pending: list[Decision]) -> dict[str, Any]:
+    def observation(
+        self, seat: int | None, pending: list[Decision], memo: ViewMemo | None = None
+    ) -> dict[str, Any]:
         """What ``seat`` may see (spec 4.7); rulesets with more public state override it."""
-        return observation(self.s, seat, pending)
+        return observation(self.s, seat, pending, memo)
 
     # ============================================================ validation
     def validate(self, decision: Decision, choice: Any) -> Any:
