@@ -17,7 +17,9 @@ ROTATIONS = {"rotate_right": Turn.RIGHT, "rotate_left": Turn.LEFT, "u_turn": Tur
 #: card (W-PRE), the card, the window after it (W-POST).
 TURN_STEPS = ("reenter", "pre", "resolve", "post")
 #: Card effects that never move the robot: no push, no Magnetic neighbour, while they resolve.
-STILL_EFFECTS = frozenset({"rotate_left", "rotate_right", "u_turn", "power_up", "spam"})
+STILL_EFFECTS = frozenset(
+    {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
+)
 #: The upgrade that may ask its owner while a card with this effect resolves (Brakes on a
 #: Move 1, Drifting and Power Slide after a Rotate).
 ASKING_ON_EFFECT = {"move1": "brakes", "rotate_left": "drifting", "rotate_right": "power_slide"}
@@ -124,20 +126,35 @@ class Activation2023(Base2023):
         register = player.registers[self.s.register - 1]
         if not register.cards:
             return
-        effects = {self.effect_of(c) for c in register.cards}
-        risky = bool(effects & {"again", "two_cards", "side2", "install_permanent"})
-        if self.s.upgrades:
-            asks = risky or self.card_may_ask(seat, effects)
+        effects = self.acted_effects(seat, register)
+        if "side2" in effects:
+            # The sidestep's question comes before the card changes anything: asked here, it
+            # needs no snapshot (perform finds the answer).
+            self.ask_one(self.sidestep_decision(seat, len(register.done) + 1))
+        asks = self.card_may_ask(seat, effects)
+        if self.s.upgrades or asks:
             self.attempt(seat, self.resolve_register, seat, register, asks=asks)
-        elif risky:
-            self.attempt(seat, self.resolve_register, seat, register)
         else:
             self.resolve_register(seat, register)
 
+    def acted_effects(self, seat: int, register: Register) -> set[str]:
+        """The effects resolving ``register``'s cards carries out (an Again: what it repeats)."""
+        effects = {self.effect_of(c) for c in register.cards}
+        if effects == {"again"}:
+            repeated = self.repeated_effect(seat)
+            return set() if repeated is None else {repeated}
+        return effects
+
     def card_may_ask(self, seat: int, effects: set[str]) -> bool:
-        """Whether resolving cards with these (not risky) effects can ask anyone anything:
-        if not, the card runs without a snapshot. Errs on the side of asking."""
-        names = {c.name for c in self.s.players[seat].installed}
+        """Whether carrying out ``effects`` can ask anyone anything once the sidestep is
+        answered (:meth:`resolve_turn`): if not, the card runs without a snapshot. Errs on
+        the side of asking."""
+        if "two_cards" in effects:
+            return True  # the order of the two cards it draws
+        player = self.s.players[seat]
+        if "install_permanent" in effects and len(self.glitch_choices(player)) > 1:
+            return True
+        names = {c.name for c in player.installed}
         if any(ASKING_ON_EFFECT.get(effect) in names for effect in effects):
             return True
         if effects <= STILL_EFFECTS:
@@ -231,14 +248,9 @@ class Activation2023(Base2023):
         if player.pos is None or not effect:
             return
         if effect == "again":
-            r = self.s.register
-            previous = self.s.players[seat].registers[r - 2] if r > 1 else None
-            if previous is None or not previous.done:
-                return
-            repeated = previous.done[-1]
-            if repeated == "install_permanent":
-                return  # 12-B4 (e): no second free install
-            self.perform(seat, repeated, register, again=True)
+            repeated = self.repeated_effect(seat)
+            if repeated is not None:
+                self.perform(seat, repeated, register, again=True)
             return
         register.done.append(effect)
         if effect in MOVE_EFFECTS:
@@ -264,15 +276,7 @@ class Activation2023(Base2023):
             if player.pos is not None:
                 self.rotate(seat, Turn.U_TURN, "haywire")
         elif effect == "side2":
-            decision = Decision(
-                self.did(f"p{seat + 1}-sidestep-{len(register.done)}"),
-                seat,
-                DecisionKind.SIDESTEP,
-                "Move 2 to the left or to the right?",
-                ("LEFT", "RIGHT"),
-                "left",
-            )
-            side = self.ask_one(decision)
+            side = self.ask_one(self.sidestep_decision(seat, len(register.done)))
             turn = Turn.LEFT if side == "LEFT" else Turn.RIGHT
             self.move(seat, player.facing.turned(turn), 2, "haywire")
         elif effect == "install_permanent":
@@ -281,6 +285,27 @@ class Activation2023(Base2023):
             return  # an unreplaced SPAM (empty deck) does nothing (12-B12)
         else:
             raise AssertionError(f"unknown card effect {effect!r}")
+
+    def repeated_effect(self, seat: int) -> str | None:
+        """What an Again in the current register repeats: the last action of the register
+        before (None: nothing, as in register 1 or after HW-INSTALL, 12-B4 (e))."""
+        r = self.s.register
+        previous = self.s.players[seat].registers[r - 2] if r > 1 else None
+        if previous is None or not previous.done:
+            return None
+        repeated = previous.done[-1]
+        return None if repeated == "install_permanent" else repeated
+
+    def sidestep_decision(self, seat: int, action: int) -> Decision:
+        """The question of a Haywire's sidestep, the register's ``action``-th action."""
+        return Decision(
+            self.did(f"p{seat + 1}-sidestep-{action}"),
+            seat,
+            DecisionKind.SIDESTEP,
+            "Move 2 to the left or to the right?",
+            ("LEFT", "RIGHT"),
+            "left",
+        )
 
     def install_permanent_haywire(self, seat: int) -> None:
         """HW-INSTALL: free, beyond the limit, for this round; ignored without a permanent

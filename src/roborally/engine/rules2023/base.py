@@ -134,6 +134,9 @@ class Base2023(StageDriver):
     def install_glitch(self, seat: int) -> None:
         raise NotImplementedError
 
+    def glitch_choices(self, player: Player) -> list[str]:
+        raise NotImplementedError
+
     def discard_glitches(self) -> None:
         raise NotImplementedError
 
