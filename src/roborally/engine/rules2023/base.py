@@ -58,6 +58,7 @@ class Base2023(StageDriver):
         self._unit: int | None = None  # whose turn or shot the current unit of work is
         self._counts: dict[tuple[int, str], int] = {}  # numbers repeated decisions in a unit
         self._received = 0  # damage cards received (Energy Conversion)
+        self._laser_cells: frozenset[int] | None = None  # cells in board laser beams
 
     # ============================================ provided by the concern mixins
     # (each is defined in one mixin; declared here so that every mixin type-checks alone.)
@@ -225,20 +226,18 @@ class Base2023(StageDriver):
         return self.s.round * 10 + self.s.register
 
     # ============================================================ snapshots
-    def anyone_has(self, *names: str, besides: int | None = None) -> bool:
-        """Whether any player (other than ``besides``) has one of these upgrades installed."""
-        return any(
-            c.name in names for p in self.s.players if p.seat != besides for c in p.installed
-        )
-
     def shield_ready(self, besides: int | None = None) -> bool:
-        """Whether a robot (other than ``besides``) could be asked to raise Deflector Shield:
-        it has one, energy to pay, and no shield up in this register yet."""
-        key = self.register_key()
-        return any(
-            p.energy >= 1 and p.shield != key and self.has(p, "deflector_shield")
-            for p in self.s.players
-            if p.seat != besides and p.pos is not None
+        """Whether a robot (other than ``besides``) could be asked to raise Deflector Shield."""
+        return any(self.shield_asks(p) for p in self.s.players if p.seat != besides)
+
+    def shield_asks(self, player: Player) -> bool:
+        """Whether weapon damage to ``player`` asks to raise Deflector Shield: the robot is
+        on the board, has one, energy to pay, and no shield up in this register yet."""
+        return (
+            player.pos is not None
+            and player.energy >= 1
+            and player.shield != self.register_key()
+            and self.has(player, "deflector_shield")
         )
 
     def attempt(
