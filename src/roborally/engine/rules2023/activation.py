@@ -29,6 +29,11 @@ ASKING_ON_PUSH = frozenset({"piercing_drill", "modular_chassis"})
 #: it must be next to where one of the card's moves starts, at most 2 spaces from the robot
 #: (Move 1, Right, Move 1); 4 errs on the safe side.
 MAGNET_REACH = 4
+#: How far a robot that a card pushes (Piercing Drill, Modular Chassis) can stand from the
+#: card's robot when the card starts: a card moves its robot at most 3 spaces, and every robot
+#: in its way stood within that distance (those pushed along or following by Magnetic only
+#: move away or along); 4 errs on the safe side, as for Magnetic.
+PUSH_REACH = 4
 
 
 class Activation2023(Base2023):
@@ -159,19 +164,25 @@ class Activation2023(Base2023):
             return True
         if effects <= STILL_EFFECTS:
             return False
-        return bool(names & ASKING_ON_PUSH) or self.magnet_within(seat, MAGNET_REACH)
+        if names & ASKING_ON_PUSH:
+            pushable = self.robots_near(seat, PUSH_REACH)
+            if "piercing_drill" in names and pushable:
+                return True
+            if "modular_chassis" in names and any(p.installed for p in pushable):
+                return True  # something to exchange Modular Chassis for
+        return any(self.has(p, "magnetic") for p in self.robots_near(seat, MAGNET_REACH))
 
-    def magnet_within(self, seat: int, reach: int) -> bool:
-        """Whether another robot with Magnetic stands within ``reach`` spaces (Manhattan)."""
+    def robots_near(self, seat: int, reach: int) -> list[Player]:
+        """The other robots on the board within ``reach`` spaces (Manhattan) of ``seat``'s."""
         pos = self.s.players[seat].pos
         assert pos is not None
-        return any(
-            p.pos is not None
+        return [
+            p
+            for p in self.s.players
+            if p.pos is not None
             and p.seat != seat
             and abs(p.pos.x - pos.x) + abs(p.pos.y - pos.y) <= reach
-            and self.has(p, "magnetic")
-            for p in self.s.players
-        )
+        ]
 
     def resolve_register(self, seat: int, register: Register) -> None:
         self._activation = seat  # "during your programming card activation" (12-C14)
