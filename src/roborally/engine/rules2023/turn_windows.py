@@ -10,6 +10,12 @@ from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.state import MAX_ENERGY, Player, Register
 from roborally.engine.rules2023.base import BLUE, GREEN, Base2023
+from roborally.engine.rules2023.upgrade_cards import MOVEMENT
+
+#: The upgrades W-PRE or W-POST offers (:meth:`TurnWindows2023.window_options`).
+WINDOW_UPGRADES = frozenset(
+    {*MOVEMENT, "abort_switch", "lucky_booster", "recharge", "re_initialize"}
+)
 
 
 class TurnWindows2023(Base2023):
@@ -18,7 +24,9 @@ class TurnWindows2023(Base2023):
     def turn_window(self, seat: int, which: str) -> None:
         """W-PRE / W-POST (4.5): before and after a player's own register card."""
         player = self.s.players[seat]
-        while self.s.upgrades and player.pos is not None and not player.shutdown:
+        if not self.s.upgrades or not any(c.name in WINDOW_UPGRADES for c in player.installed):
+            return  # nothing usable here: no question
+        while player.pos is not None and not player.shutdown:
             options = self.window_options(player, which)
             if len(options) <= 1:
                 return
