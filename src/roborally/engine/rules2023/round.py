@@ -37,7 +37,8 @@ class Round2023(Base2023):
         for seat in self.s.turn_order():
             player = self.s.players[seat]
             drawn = 0
-            while len(player.hand) < self.hand_size(player):
+            size = self.hand_size(player)
+            while len(player.hand) < size:
                 card = self.draw(player)
                 if card is None:
                     break
