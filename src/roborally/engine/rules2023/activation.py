@@ -92,11 +92,6 @@ class Activation2023(Base2023):
             card = replacement
         return card
 
-    def effect_of(self, card: Card) -> str:
-        if card.name in PROGRAMMING_CARDS:
-            return card.name
-        return self.s.config.damage_deck.spec(card.name).effect
-
     def stage_turns(self) -> None:
         """4.3.1 step A2: in turn order, each player re-enters (register 1) and resolves.
 

@@ -59,6 +59,13 @@ class Base2023(StageDriver):
         self._counts: dict[tuple[int, str], int] = {}  # numbers repeated decisions in a unit
         self._received = 0  # damage cards received (Energy Conversion)
         self._laser_cells: frozenset[int] | None = None  # cells in board laser beams
+        # Each card name's type and effect (the programming cards' effect is their name), looked
+        # up for every card drawn, discarded or resolved; a programming card's name wins.
+        damage = state.config.damage_deck.cards
+        self._card_types = {c.name: c.type for c in damage}
+        self._card_types.update((name, CardType.PROGRAMMING) for name in PROGRAMMING_CARDS)
+        self._card_effects = {c.name: c.effect for c in damage}
+        self._card_effects.update((name, name) for name in PROGRAMMING_CARDS)
 
     # ============================================ provided by the concern mixins
     # (each is defined in one mixin; declared here so that every mixin type-checks alone.)
@@ -143,9 +150,10 @@ class Base2023(StageDriver):
 
     # =========================================================== helpers
     def card_type(self, card: Card) -> CardType:
-        if card.name in PROGRAMMING_CARDS:
-            return CardType.PROGRAMMING
-        return self.s.config.damage_deck.spec(card.name).type
+        return self._card_types[card.name]
+
+    def effect_of(self, card: Card) -> str:
+        return self._card_effects[card.name]
 
     def has(self, seat: int | Player, name: str) -> bool:
         """Whether a player has upgrade ``name`` installed."""

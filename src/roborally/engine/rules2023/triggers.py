@@ -152,8 +152,11 @@ class Triggers2023(Base2023):
         pos = self.s.players[seat].pos
         if pos is None:
             return []
+        magnetic = [o for o in self.s.turn_order() if o != seat and self.has(o, "magnetic")]
+        if not magnetic:
+            return []  # most often: no need to look at the neighbours
         near = self.adjacent(pos)
-        return [o for o in self.s.turn_order() if o in near and self.has(o, "magnetic")]
+        return [o for o in magnetic if o in near]
 
     def magnetic(self, mover: int, seats: list[int], direction: Direction, n: int) -> None:
         """12-C9: move the same number of spaces the neighbour moved, in the same direction."""
