@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from roborally.engine.core.board import BeltColor
 from roborally.engine.core.cards import PROGRAMMING_CARDS, Card, CardType
@@ -28,6 +28,8 @@ from roborally.engine.rules2023.upgrade_cards import PERMANENT, UpgradeSpec, loa
 #: register (000: 763).
 PUSH_TRIGGERS = ("ramming_gear", "piercing_drill", "modular_chassis")
 MAX_INSTALLED = 3  # per type (000: 151)
+
+T = TypeVar("T")
 
 BLUE = frozenset({BeltColor.BLUE})
 GREEN = frozenset({BeltColor.GREEN})
@@ -107,7 +109,7 @@ class Base2023(StageDriver):
         raise NotImplementedError
 
     # triggers.py
-    def moving(self, work: Callable[[], object]) -> None:
+    def moving(self, work: Callable[..., T], *args: Any) -> T:
         raise NotImplementedError
 
     def brakes(self, seat: int, card: Card) -> bool:

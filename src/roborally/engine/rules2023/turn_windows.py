@@ -41,7 +41,9 @@ class TurnWindows2023(Base2023):
             )
             if choice == "none":
                 return
-            self.attempt(seat, self.use_in_window, seat, choice)
+            # Only Lucky Booster asks while it is used (keep or drop the Haywire it found).
+            asks = choice == "use lucky_booster"
+            self.attempt(seat, self.use_in_window, seat, choice, asks=asks)
             self.s.window += 1
 
     def window_options(self, player: Player, which: str) -> tuple[str, ...]:
@@ -95,7 +97,7 @@ class TurnWindows2023(Base2023):
         verb, _, arg = choice.partition(" ")
         if verb == "boink":
             self.use_temporary(seat, "boink")
-            self.moving(lambda: self.step(seat, Direction.parse(arg), "boink"))
+            self.moving(self.step, seat, Direction.parse(arg), "boink")
         elif verb == "zoop":
             self.use_temporary(seat, "zoop")
             self.face(seat, Direction.parse(arg), "zoop")
@@ -120,7 +122,7 @@ class TurnWindows2023(Base2023):
                 self.move(seat, player.facing, 2, "overclocked")
             elif name == "pressure_release":
                 self.use_temporary(seat, name)
-                self.moving(lambda: self.pressure_release(seat))
+                self.moving(self.pressure_release, seat)
             elif name == "all_aboard":
                 self.use_temporary(seat, name)
                 self.convey(BLUE, "all aboard", only=seat)
