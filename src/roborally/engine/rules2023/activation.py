@@ -20,9 +20,9 @@ TURN_STEPS = ("reenter", "pre", "resolve", "post")
 STILL_EFFECTS = frozenset(
     {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
 )
-#: The upgrade that may ask its owner while a card with this effect resolves (Brakes on a
-#: Move 1, Drifting and Power Slide after a Rotate).
-ASKING_ON_EFFECT = {"move1": "brakes", "rotate_left": "drifting", "rotate_right": "power_slide"}
+#: The upgrade that may ask its owner after a card with this effect changed something
+#: (Drifting and Power Slide after a Rotate; Brakes asks before, up front).
+ASKING_ON_EFFECT = {"rotate_left": "drifting", "rotate_right": "power_slide"}
 #: Upgrades that may ask their owner when the owner's card pushes a robot.
 ASKING_ON_PUSH = frozenset({"piercing_drill", "modular_chassis"})
 #: How far a Magnetic robot can stand from a robot whose (not risky) card may make it follow:
@@ -127,10 +127,7 @@ class Activation2023(Base2023):
         if not register.cards:
             return
         effects = self.acted_effects(seat, register)
-        if "side2" in effects:
-            # The sidestep's question comes before the card changes anything: asked here, it
-            # needs no snapshot (perform finds the answer).
-            self.ask_one(self.sidestep_decision(seat, len(register.done) + 1))
+        self.ask_up_front(seat, register, effects)
         asks = self.card_may_ask(seat, effects)
         if self.s.upgrades or asks:
             self.attempt(seat, self.resolve_register, seat, register, asks=asks)
@@ -145,16 +142,29 @@ class Activation2023(Base2023):
             return set() if repeated is None else {repeated}
         return effects
 
+    def ask_up_front(self, seat: int, register: Register, effects: set[str]) -> None:
+        """Ask the questions the card asks before it changes anything (the sidestep, Brakes
+        on a Move 1 card, HW-INSTALL's choice) here, outside a snapshot; the card finds them
+        answered when it runs. The unit of work is begun so that they get the same ids."""
+        self.begin_unit(seat)
+        if "side2" in effects:
+            self.ask_one(self.sidestep_decision(seat, len(register.done) + 1))
+        if not self.s.upgrades:
+            return
+        player = self.s.players[seat]
+        if "install_permanent" in effects and len(names := self.glitch_choices(player)) > 1:
+            self.ask_glitch(seat, names)
+        cards = register.cards
+        if len(cards) == 1 and cards[0].name == "move1" and self.has(player, "brakes"):
+            self.ask_brakes(seat)
+
     def card_may_ask(self, seat: int, effects: set[str]) -> bool:
-        """Whether carrying out ``effects`` can ask anyone anything once the sidestep is
-        answered (:meth:`resolve_turn`): if not, the card runs without a snapshot. Errs on
-        the side of asking."""
+        """Whether carrying out ``effects`` can ask anyone anything beyond the questions
+        asked up front (:meth:`ask_up_front`): if not, the card runs without a snapshot.
+        Errs on the side of asking."""
         if "two_cards" in effects:
             return True  # the order of the two cards it draws
-        player = self.s.players[seat]
-        if "install_permanent" in effects and len(self.glitch_choices(player)) > 1:
-            return True
-        names = {c.name for c in player.installed}
+        names = {c.name for c in self.s.players[seat].installed}
         if any(ASKING_ON_EFFECT.get(effect) in names for effect in effects):
             return True
         if effects <= STILL_EFFECTS:

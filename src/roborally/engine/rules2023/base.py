@@ -115,6 +115,9 @@ class Base2023(StageDriver):
     def brakes(self, seat: int, card: Card) -> bool:
         raise NotImplementedError
 
+    def ask_brakes(self, seat: int) -> str:
+        raise NotImplementedError
+
     def after_rotation(self, seat: int, effect: str, register: Register) -> None:
         raise NotImplementedError
 
@@ -145,6 +148,9 @@ class Base2023(StageDriver):
         raise NotImplementedError
 
     def glitch_choices(self, player: Player) -> list[str]:
+        raise NotImplementedError
+
+    def ask_glitch(self, seat: int, names: list[str]) -> str:
         raise NotImplementedError
 
     def discard_glitches(self) -> None:
@@ -268,8 +274,7 @@ class Base2023(StageDriver):
         names the decisions other players are asked meanwhile (:meth:`next_id`). A caller
         that knows no decision can come (``asks=False``) skips the copy.
         """
-        self._unit = unit
-        self._counts = {}
+        self.begin_unit(unit)
         if not asks:
             try:
                 work(*args)
@@ -297,6 +302,11 @@ class Base2023(StageDriver):
             self._depth = 0
             self._hovering = []
             raise
+
+    def begin_unit(self, unit: int | None) -> None:
+        """Start naming the decisions of a unit of work (:meth:`attempt`, :meth:`next_id`)."""
+        self._unit = unit
+        self._counts = {}
 
     def next_id(self, seat: int, what: str) -> str:
         """A decision id inside a unit of work, from the position: ``t3-r2-p1-brakes``.

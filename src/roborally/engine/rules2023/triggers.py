@@ -183,7 +183,13 @@ class Triggers2023(Base2023):
         """Brakes (000: 705-709): a revealed Move 1 card may be resolved as Move 0."""
         if card.name != "move1" or not self.has(seat, "brakes"):
             return False
-        choice = self.ask_choice(
+        if self.ask_brakes(seat) == "brake":
+            self.upgrade_event(seat, "brakes", "used")
+            return True
+        return False
+
+    def ask_brakes(self, seat: int) -> str:
+        return self.ask_choice(
             self.next_id(seat, "brakes"),
             seat,
             "Brakes: resolve this Move 1 as Move 0?",
@@ -191,10 +197,6 @@ class Triggers2023(Base2023):
             "move 1 as printed",
             {"card": "brakes"},
         )
-        if choice == "brake":
-            self.upgrade_event(seat, "brakes", "used")
-            return True
-        return False
 
     def after_rotation(self, seat: int, effect: str, register: Register) -> None:
         """Drifting / Power Slide (000: 717-719, 789-791): after a Rotate card, move 1 forward."""

@@ -366,16 +366,7 @@ class UpgradePhase2023(Base2023):
         names = self.glitch_choices(player)
         if not self.s.upgrades or not names:
             return  # ignored without a permanent upgrade in reserve (000: 616)
-        name = names[0]
-        if len(names) > 1:
-            name = self.ask_choice(
-                self.next_id(seat, "hw_install"),
-                seat,
-                "Install which permanent upgrade from your reserve (free, for this round)?",
-                tuple(f"install {n}" for n in names),
-                f"install {names[0]}",
-                {"card": "hw_install"},
-            ).partition(" ")[2]
+        name = self.ask_glitch(seat, names) if len(names) > 1 else names[0]
         card = next(c for c in player.reserve if c.name == name)
         player.reserve.remove(card)
         player.installed.append(card)
@@ -385,6 +376,17 @@ class UpgradePhase2023(Base2023):
     def glitch_choices(self, player: Player) -> list[str]:
         """The permanent upgrades HW-INSTALL could install from ``player``'s reserve."""
         return sorted({c.name for c in player.reserve if is_permanent(c.name)})
+
+    def ask_glitch(self, seat: int, names: list[str]) -> str:
+        """Which of ``names`` (:meth:`glitch_choices`, two or more) HW-INSTALL installs."""
+        return self.ask_choice(
+            self.next_id(seat, "hw_install"),
+            seat,
+            "Install which permanent upgrade from your reserve (free, for this round)?",
+            tuple(f"install {n}" for n in names),
+            f"install {names[0]}",
+            {"card": "hw_install"},
+        ).partition(" ")[2]
 
     def discard_glitches(self) -> None:
         """End of round: upgrades installed by HW-INSTALL go to the upgrade discard (4.4)."""
