@@ -63,9 +63,10 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if not any(c.name in REPLACEMENT_WEAPONS for c in player.installed):
             return "main"
-        target, _ = self.trace_shot(seat, player.facing)
-        if target is None:
+        hit = self.first_hit(seat, player.facing)
+        if hit is None:
             return "main"
+        target = hit[0]
         options = ["main"]
         options.extend(n for n in REPLACEMENT_WEAPONS if self.weapon_usable(player, n, target))
         if len(options) == 1:
@@ -115,19 +116,41 @@ class Weapons2023(Base2023):
                 directions = [player.facing.turned(Turn(i)) for i in range(4)]
             damage = 2 if "double_barrel_laser" in names else 1
             for direction in directions:
+                if not self.robot_ahead(seat, direction):
+                    continue  # nothing to hit: no need to trace the beam
                 if "rail_gun" in names:
                     targets, end = self.rail_line(seat, direction)
-                else:
-                    target, end = self.trace_shot(seat, direction)
-                    targets = [] if target is None else [target]
-                if targets:
-                    shots.append((direction, targets, end, damage, "robot laser"))
-        if "rear_laser" in names:
-            back = player.facing.opposite
-            target, end = self.trace_shot(seat, back)
-            if target is not None:
-                shots.append((back, [target], end, 1, "rear laser"))
+                    if targets:
+                        shots.append((direction, targets, end, damage, "robot laser"))
+                elif hit := self.first_hit(seat, direction):
+                    shots.append((direction, [hit[0]], hit[1], damage, "robot laser"))
+        if "rear_laser" in names and (hit := self.first_hit(seat, player.facing.opposite)):
+            shots.append((player.facing.opposite, [hit[0]], hit[1], 1, "rear laser"))
         return shots
+
+    def first_hit(self, seat: int, direction: Direction) -> tuple[int, Pos] | None:
+        """The robot a shot from ``seat`` towards ``direction`` hits and where its beam ends
+        (None: it hits nothing). The beam is traced only if a robot stands in line ahead."""
+        if not self.robot_ahead(seat, direction):
+            return None
+        target, end = self.trace_shot(seat, direction)
+        return None if target is None else (target, end)
+
+    def robot_ahead(self, seat: int, direction: Direction) -> bool:
+        """Whether another robot stands in line ahead of ``seat``'s towards ``direction``,
+        walls aside: if not, no shot that way can hit a robot."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        dx, dy = direction.dx, direction.dy
+        for p in self.s.players:
+            other = p.pos
+            if other is None or p.seat == seat:
+                continue
+            if dx and other.y == pos.y and (other.x - pos.x) * dx > 0:
+                return True
+            if dy and other.x == pos.x and (other.y - pos.y) * dy > 0:
+                return True
+        return False
 
     def uturned(self, player: Player) -> bool:
         """Whether the robot made a U-turn in this register (Laser Kata)."""
