@@ -169,21 +169,24 @@ class Activation2023(Base2023):
             return True
         if effects <= STILL_EFFECTS:
             return False
+        players = self.s.players
         if names & ASKING_ON_PUSH:
-            pushable = self.robots_near(seat, PUSH_REACH)
+            pushable = self.robots_near(seat, PUSH_REACH, players)
             if "piercing_drill" in names and pushable:
                 return True
             if "modular_chassis" in names and any(p.installed for p in pushable):
                 return True  # something to exchange Modular Chassis for
-        return any(self.has(p, "magnetic") for p in self.robots_near(seat, MAGNET_REACH))
+        magnetic = [p for p in players if self.has(p, "magnetic")]  # mostly none: look first
+        return bool(magnetic and self.robots_near(seat, MAGNET_REACH, magnetic))
 
-    def robots_near(self, seat: int, reach: int) -> list[Player]:
-        """The other robots on the board within ``reach`` spaces (Manhattan) of ``seat``'s."""
+    def robots_near(self, seat: int, reach: int, robots: list[Player]) -> list[Player]:
+        """The other ``robots`` on the board within ``reach`` spaces (Manhattan) of
+        ``seat``'s."""
         pos = self.s.players[seat].pos
         assert pos is not None
         return [
             p
-            for p in self.s.players
+            for p in robots
             if p.pos is not None
             and p.seat != seat
             and abs(p.pos.x - pos.x) + abs(p.pos.y - pos.y) <= reach

@@ -172,6 +172,13 @@ class Base2023(StageDriver):
                 return True
         return False
 
+    def holds_any(self, player: Player, names: frozenset[str]) -> bool:
+        """Whether ``player`` has any of the upgrades ``names`` installed."""
+        for card in player.installed:  # noqa: SIM110 - as in has()
+            if card.name in names:
+                return True
+        return False
+
     def armed(self, seat: int, name: str) -> bool:
         """Installed and not received by Modular Chassis in this register (000: 763)."""
         player = self.s.players[seat]

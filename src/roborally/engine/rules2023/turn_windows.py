@@ -24,7 +24,7 @@ class TurnWindows2023(Base2023):
     def turn_window(self, seat: int, which: str) -> None:
         """W-PRE / W-POST (4.5): before and after a player's own register card."""
         player = self.s.players[seat]
-        if not self.s.upgrades or not any(c.name in WINDOW_UPGRADES for c in player.installed):
+        if not self.s.upgrades or not self.holds_any(player, WINDOW_UPGRADES):
             return  # nothing usable here: no question
         while player.pos is not None and not player.shutdown:
             options = self.window_options(player, which)

@@ -61,7 +61,7 @@ class Weapons2023(Base2023):
         """``main``, or the replacement weapon the player fires instead (asked only if one
         is usable: it needs a robot in the line of fire)."""
         player = self.s.players[seat]
-        if not any(c.name in REPLACEMENT_WEAPONS for c in player.installed):
+        if not self.holds_any(player, frozenset(REPLACEMENT_WEAPONS)):
             return "main"
         hit = self.first_hit(seat, player.facing)
         if hit is None:
