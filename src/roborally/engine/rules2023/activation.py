@@ -17,16 +17,23 @@ ROTATIONS = {"rotate_right": Turn.RIGHT, "rotate_left": Turn.LEFT, "u_turn": Tur
 #: card (W-PRE), the card, the window after it (W-POST).
 TURN_STEPS = ("reenter", "pre", "resolve", "post")
 #: Card effects that never move the robot: no push, no Magnetic neighbour, while they resolve.
-STILL_EFFECTS = frozenset({"rotate_left", "rotate_right", "u_turn", "power_up", "spam"})
-#: The upgrade that may ask its owner while a card with this effect resolves (Brakes on a
-#: Move 1, Drifting and Power Slide after a Rotate).
-ASKING_ON_EFFECT = {"move1": "brakes", "rotate_left": "drifting", "rotate_right": "power_slide"}
+STILL_EFFECTS = frozenset(
+    {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
+)
+#: The upgrade that may ask its owner after a card with this effect changed something
+#: (Drifting and Power Slide after a Rotate; Brakes asks before, up front).
+ASKING_ON_EFFECT = {"rotate_left": "drifting", "rotate_right": "power_slide"}
 #: Upgrades that may ask their owner when the owner's card pushes a robot.
 ASKING_ON_PUSH = frozenset({"piercing_drill", "modular_chassis"})
 #: How far a Magnetic robot can stand from a robot whose (not risky) card may make it follow:
 #: it must be next to where one of the card's moves starts, at most 2 spaces from the robot
 #: (Move 1, Right, Move 1); 4 errs on the safe side.
 MAGNET_REACH = 4
+#: How far a robot that a card pushes (Piercing Drill, Modular Chassis) can stand from the
+#: card's robot when the card starts: a card moves its robot at most 3 spaces, and every robot
+#: in its way stood within that distance (those pushed along or following by Magnetic only
+#: move away or along); 4 errs on the safe side, as for Magnetic.
+PUSH_REACH = 4
 
 
 class Activation2023(Base2023):
@@ -85,11 +92,6 @@ class Activation2023(Base2023):
             card = replacement
         return card
 
-    def effect_of(self, card: Card) -> str:
-        if card.name in PROGRAMMING_CARDS:
-            return card.name
-        return self.s.config.damage_deck.spec(card.name).effect
-
     def stage_turns(self) -> None:
         """4.3.1 step A2: in turn order, each player re-enters (register 1) and resolves.
 
@@ -124,37 +126,71 @@ class Activation2023(Base2023):
         register = player.registers[self.s.register - 1]
         if not register.cards:
             return
-        effects = {self.effect_of(c) for c in register.cards}
-        risky = bool(effects & {"again", "two_cards", "side2", "install_permanent"})
-        if self.s.upgrades:
-            asks = risky or self.card_may_ask(seat, effects)
+        effects = self.acted_effects(seat, register)
+        self.ask_up_front(seat, register, effects)
+        asks = self.card_may_ask(seat, effects)
+        if self.s.upgrades or asks:
             self.attempt(seat, self.resolve_register, seat, register, asks=asks)
-        elif risky:
-            self.attempt(seat, self.resolve_register, seat, register)
         else:
             self.resolve_register(seat, register)
 
+    def acted_effects(self, seat: int, register: Register) -> set[str]:
+        """The effects resolving ``register``'s cards carries out (an Again: what it repeats)."""
+        effects = {self.effect_of(c) for c in register.cards}
+        if effects == {"again"}:
+            repeated = self.repeated_effect(seat)
+            return set() if repeated is None else {repeated}
+        return effects
+
+    def ask_up_front(self, seat: int, register: Register, effects: set[str]) -> None:
+        """Ask the questions the card asks before it changes anything (the sidestep, Brakes
+        on a Move 1 card, HW-INSTALL's choice) here, outside a snapshot; the card finds them
+        answered when it runs. The unit of work is begun so that they get the same ids."""
+        self.begin_unit(seat)
+        if "side2" in effects:
+            self.ask_one(self.sidestep_decision(seat, len(register.done) + 1))
+        if not self.s.upgrades:
+            return
+        player = self.s.players[seat]
+        if "install_permanent" in effects and len(names := self.glitch_choices(player)) > 1:
+            self.ask_glitch(seat, names)
+        cards = register.cards
+        if len(cards) == 1 and cards[0].name == "move1" and self.has(player, "brakes"):
+            self.ask_brakes(seat)
+
     def card_may_ask(self, seat: int, effects: set[str]) -> bool:
-        """Whether resolving cards with these (not risky) effects can ask anyone anything:
-        if not, the card runs without a snapshot. Errs on the side of asking."""
+        """Whether carrying out ``effects`` can ask anyone anything beyond the questions
+        asked up front (:meth:`ask_up_front`): if not, the card runs without a snapshot.
+        Errs on the side of asking."""
+        if "two_cards" in effects:
+            return True  # the order of the two cards it draws
         names = {c.name for c in self.s.players[seat].installed}
         if any(ASKING_ON_EFFECT.get(effect) in names for effect in effects):
             return True
         if effects <= STILL_EFFECTS:
             return False
-        return bool(names & ASKING_ON_PUSH) or self.magnet_within(seat, MAGNET_REACH)
+        players = self.s.players
+        if names & ASKING_ON_PUSH:
+            pushable = self.robots_near(seat, PUSH_REACH, players)
+            if "piercing_drill" in names and pushable:
+                return True
+            if "modular_chassis" in names and any(p.installed for p in pushable):
+                return True  # something to exchange Modular Chassis for
+        magnetic = [p for p in players if self.has(p, "magnetic")]  # mostly none: look first
+        return bool(magnetic and self.robots_near(seat, MAGNET_REACH, magnetic))
 
-    def magnet_within(self, seat: int, reach: int) -> bool:
-        """Whether another robot with Magnetic stands within ``reach`` spaces (Manhattan)."""
+    def robots_near(self, seat: int, reach: int, robots: list[Player]) -> list[Player]:
+        """The other ``robots`` on the board within ``reach`` spaces (Manhattan) of
+        ``seat``'s."""
         pos = self.s.players[seat].pos
         assert pos is not None
-        return any(
-            p.pos is not None
+        return [
+            p
+            for p in robots
+            if p.pos is not None
             and p.seat != seat
             and abs(p.pos.x - pos.x) + abs(p.pos.y - pos.y) <= reach
-            and self.has(p, "magnetic")
-            for p in self.s.players
-        )
+        ]
 
     def resolve_register(self, seat: int, register: Register) -> None:
         self._activation = seat  # "during your programming card activation" (12-C14)
@@ -231,14 +267,9 @@ class Activation2023(Base2023):
         if player.pos is None or not effect:
             return
         if effect == "again":
-            r = self.s.register
-            previous = self.s.players[seat].registers[r - 2] if r > 1 else None
-            if previous is None or not previous.done:
-                return
-            repeated = previous.done[-1]
-            if repeated == "install_permanent":
-                return  # 12-B4 (e): no second free install
-            self.perform(seat, repeated, register, again=True)
+            repeated = self.repeated_effect(seat)
+            if repeated is not None:
+                self.perform(seat, repeated, register, again=True)
             return
         register.done.append(effect)
         if effect in MOVE_EFFECTS:
@@ -264,15 +295,7 @@ class Activation2023(Base2023):
             if player.pos is not None:
                 self.rotate(seat, Turn.U_TURN, "haywire")
         elif effect == "side2":
-            decision = Decision(
-                self.did(f"p{seat + 1}-sidestep-{len(register.done)}"),
-                seat,
-                DecisionKind.SIDESTEP,
-                "Move 2 to the left or to the right?",
-                ("LEFT", "RIGHT"),
-                "left",
-            )
-            side = self.ask_one(decision)
+            side = self.ask_one(self.sidestep_decision(seat, len(register.done)))
             turn = Turn.LEFT if side == "LEFT" else Turn.RIGHT
             self.move(seat, player.facing.turned(turn), 2, "haywire")
         elif effect == "install_permanent":
@@ -281,6 +304,27 @@ class Activation2023(Base2023):
             return  # an unreplaced SPAM (empty deck) does nothing (12-B12)
         else:
             raise AssertionError(f"unknown card effect {effect!r}")
+
+    def repeated_effect(self, seat: int) -> str | None:
+        """What an Again in the current register repeats: the last action of the register
+        before (None: nothing, as in register 1 or after HW-INSTALL, 12-B4 (e))."""
+        r = self.s.register
+        previous = self.s.players[seat].registers[r - 2] if r > 1 else None
+        if previous is None or not previous.done:
+            return None
+        repeated = previous.done[-1]
+        return None if repeated == "install_permanent" else repeated
+
+    def sidestep_decision(self, seat: int, action: int) -> Decision:
+        """The question of a Haywire's sidestep, the register's ``action``-th action."""
+        return Decision(
+            self.did(f"p{seat + 1}-sidestep-{action}"),
+            seat,
+            DecisionKind.SIDESTEP,
+            "Move 2 to the left or to the right?",
+            ("LEFT", "RIGHT"),
+            "left",
+        )
 
     def install_permanent_haywire(self, seat: int) -> None:
         """HW-INSTALL: free, beyond the limit, for this round; ignored without a permanent

@@ -96,14 +96,17 @@ class Choices2023(Base2023):
                 raise InvalidActionError(f"{decision.id}: {entry!r} is not a card name")
         locked: list[int] = decision.info["locked"]
         hand: list[str] = decision.info["hand"]
-        wanted = Counter[str]()
+        wanted: dict[str, int] = {}  # cards used by name (a dict: faster than a Counter)
         for index, entry in enumerate(program):
-            if index + 1 in locked and entry is not None:
+            if entry is None:
+                continue
+            if index + 1 in locked:
                 raise IllegalActionError(
                     f"{decision.id}: register {index + 1} holds a face-down Haywire and cannot"
                     " be programmed (000: 598-606)"
                 )
-            if entry is not None and "+" in entry:
+            cards: tuple[str, ...] = (entry,)
+            if "+" in entry:
                 pair = self.pair_of(entry)
                 if pair is None or not decision.info.get("pairs"):
                     raise IllegalActionError(
@@ -111,26 +114,26 @@ class Choices2023(Base2023):
                         " cards, a move1 with a rotate_left or rotate_right (000: 733)"
                     )
                 program[index] = "+".join(pair)
-                wanted.update(pair)
-            elif entry is not None:
-                wanted[entry] += 1
-        have = Counter(hand)
+                cards = pair
+            for name in cards:
+                wanted[name] = wanted.get(name, 0) + 1
         for name, count in wanted.items():
-            if have[name] < count:
-                held = have[name]
+            held = hand.count(name)
+            if held < count:
                 raise IllegalActionError(
                     f"{decision.id}: {name} is used {count} time(s) but the hand holds {held}"
                     f" (hand: {' '.join(sorted(hand))})"
                 )
-        for name, count in Counter(decision.info.get("forced", [])).items():
-            if wanted[name] < count:
+        forced: list[str] = decision.info.get("forced", [])
+        for name in dict.fromkeys(forced):
+            if wanted.get(name, 0) < forced.count(name):
                 raise IllegalActionError(
                     f"{decision.id}: Rewire: every Haywire in your hand ({name}) must be"
                     " programmed this round (000: 868)"
                 )
         open_registers = NUM_REGISTERS - len(locked)
         must_fill = min(open_registers, len(hand))
-        if sum(1 for e in program if e is not None) < must_fill:
+        if NUM_REGISTERS - program.count(None) < must_fill:
             empty = [i + 1 for i, e in enumerate(program) if e is None and i + 1 not in locked]
             raise IllegalActionError(
                 f"{decision.id}: every register must be filled; registers {empty} are empty"

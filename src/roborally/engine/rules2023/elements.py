@@ -6,7 +6,7 @@ checkpoints (Self-Diagnostics) and dynamic archiving.
 from __future__ import annotations
 
 from roborally.engine.core.events import EventKind
-from roborally.engine.core.state import NUM_REGISTERS
+from roborally.engine.core.state import NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import BLUE, GREEN, Base2023
 
 
@@ -31,14 +31,32 @@ class Elements2023(Base2023):
     def stage_lasers(self) -> None:
         """Step B5: board lasers (Deflector Shield and Energy Conversion may be asked)."""
         if self.s.upgrades:
-            asks = self.shield_ready() or self.anyone_has("energy_conversion")
-            self.attempt(None, self.board_lasers, asks=asks)
+            self.attempt(None, self.board_lasers, asks=self.board_lasers_may_ask())
         else:
             self.board_lasers()
         self.emit(EventKind.ELEMENT_STEP, cause="robot lasers")
         self.s.order = self.s.turn_order()
         self.s.turn = 0
         self.s.stage = "weapons"
+
+    def board_lasers_may_ask(self) -> bool:
+        """Whether a robot a board laser may hit (one standing in a beam's path) could be
+        asked for its Deflector Shield or Energy Conversion: if not, the lasers fire without
+        a snapshot. The damage moves no robot, so the hits are decided by where they stand."""
+        in_beam = self.laser_cells()
+        grid = self.grid
+        return any(
+            p.pos is not None
+            and grid.index(p.pos) in in_beam
+            and (self.shield_asks(p) or self.has(p, "energy_conversion"))
+            for p in self.s.players
+        )
+
+    def laser_cells(self) -> frozenset[int]:
+        """The cells (grid indices) some board laser's beam passes, whatever stands in it."""
+        if self._laser_cells is None:
+            self._laser_cells = frozenset(i for _, _, path in self.grid.lasers for i in path)
+        return self._laser_cells
 
     def board_lasers(self) -> None:
         self.emit(EventKind.ELEMENT_STEP, cause="board lasers")
@@ -53,9 +71,23 @@ class Elements2023(Base2023):
     def stage_register_end(self) -> None:
         """Step C: batteries, checkpoints (Self-Diagnostics), dynamic archiving."""
         if self.s.upgrades:
-            self.attempt(None, self.register_end, asks=self.anyone_has("self_diagnostics"))
+            self.attempt(None, self.register_end, asks=self.diagnostics_may_ask())
         else:
             self.register_end()
+
+    def diagnostics_may_ask(self) -> bool:
+        """Whether Self-Diagnostics can ask at this register's end: its owner stands on its
+        next checkpoint (the batteries before move nobody). If not, no snapshot is taken."""
+        return any(
+            self.on_next_checkpoint(p) and self.has(p, "self_diagnostics") for p in self.s.players
+        )
+
+    def on_next_checkpoint(self, player: Player) -> bool:
+        """Whether ``player``'s robot stands on the checkpoint it claims next (C8)."""
+        if player.pos is None or player.shutdown:
+            return False
+        cell = self.grid.cells[self.grid.index(player.pos)]
+        return cell is not None and cell.checkpoint == player.checkpoint + 1
 
     def register_end(self) -> None:
         r = self.s.register
@@ -97,10 +129,7 @@ class Elements2023(Base2023):
         reached: list[int] = []
         for seat in self.s.turn_order():
             player = self.s.players[seat]
-            if player.pos is None or player.shutdown:
-                continue
-            cell = grid.cells[grid.index(player.pos)]
-            if cell is not None and cell.checkpoint == player.checkpoint + 1:
+            if self.on_next_checkpoint(player):
                 player.checkpoint += 1
                 reached.append(seat)
                 self.emit(

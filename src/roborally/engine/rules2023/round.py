@@ -37,7 +37,8 @@ class Round2023(Base2023):
         for seat in self.s.turn_order():
             player = self.s.players[seat]
             drawn = 0
-            while len(player.hand) < self.hand_size(player):
+            size = self.hand_size(player)
+            while len(player.hand) < size:
                 card = self.draw(player)
                 if card is None:
                     break
@@ -103,9 +104,9 @@ class Round2023(Base2023):
                 continue
             cards: list[Card] = []
             for name in entry.split("+"):  # a Crab Legs pair holds two cards (000: 733)
-                card = next(c for c in player.hand if c.name == name)
-                player.hand.remove(card)
-                cards.append(card)
+                # By position: list.remove would compare the cards field by field.
+                at = next(i for i, c in enumerate(player.hand) if c.name == name)
+                cards.append(player.hand.pop(at))
             player.registers[index].cards = cards
         player.programmed = True
         self.emit(EventKind.PROGRAMMED, seat=player.seat)

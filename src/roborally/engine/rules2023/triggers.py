@@ -7,27 +7,31 @@ install limit after its exchange).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from roborally.engine.core.cards import Card
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
-from roborally.engine.core.mechanics import Mechanics
 from roborally.engine.core.state import Player, Register
 from roborally.engine.rules2023.base import MAX_INSTALLED, Base2023, is_permanent, upgrade_specs
+
+T = TypeVar("T")
 
 
 class Triggers2023(Base2023):
     """Upgrades triggered by movements, pushes and one's own register card."""
 
     # ======================================================= movement hooks
-    def moving(self, work: Callable[[], object]) -> None:
-        """Run a movement; hovering robots that end it on a pit fall afterwards (12-B8)."""
+    def moving(self, work: Callable[..., T], *args: Any) -> T:
+        """Run a movement, ``work(*args)``; hovering robots that end it on a pit fall
+        afterwards (12-B8)."""
         self._depth += 1
         try:
-            work()
+            result = work(*args)
         finally:
             self._depth -= 1
-        if self._depth == 0:
+        if self._depth == 0 and self._hovering:
             self.settle_hover()
+        return result
 
     def settle_hover(self) -> None:
         hovering, self._hovering = self._hovering, []
@@ -53,13 +57,7 @@ class Triggers2023(Base2023):
         pushed_before = len(self._pushed)
         if card_move:
             magnets = self.magnet_candidates(seat)
-        moved = 0
-
-        def run() -> None:
-            nonlocal moved
-            moved = Mechanics.move(self, seat, direction, steps, cause)
-
-        self.moving(run)
+        moved = self.moving(super().move, seat, direction, steps, cause)
         if magnets and moved > 0:
             pushed = set(self._pushed[pushed_before:])
             self.magnetic(seat, [m for m in magnets if m not in pushed], direction, moved)
@@ -81,7 +79,7 @@ class Triggers2023(Base2023):
         if self._depth == 0:
             self._spiked = set()
         movable = super().push(start, direction, pusher, cause)
-        if self._depth == 0:
+        if self._depth == 0 and self._hovering:
             self.settle_hover()
         return movable
 
@@ -152,6 +150,8 @@ class Triggers2023(Base2023):
         pos = self.s.players[seat].pos
         if pos is None:
             return []
+        if not any(self.has(p, "magnetic") for p in self.s.players if p.seat != seat):
+            return []  # most often: no need to look at the neighbours
         near = self.adjacent(pos)
         return [o for o in self.s.turn_order() if o in near and self.has(o, "magnetic")]
 
@@ -183,7 +183,13 @@ class Triggers2023(Base2023):
         """Brakes (000: 705-709): a revealed Move 1 card may be resolved as Move 0."""
         if card.name != "move1" or not self.has(seat, "brakes"):
             return False
-        choice = self.ask_choice(
+        if self.ask_brakes(seat) == "brake":
+            self.upgrade_event(seat, "brakes", "used")
+            return True
+        return False
+
+    def ask_brakes(self, seat: int) -> str:
+        return self.ask_choice(
             self.next_id(seat, "brakes"),
             seat,
             "Brakes: resolve this Move 1 as Move 0?",
@@ -191,10 +197,6 @@ class Triggers2023(Base2023):
             "move 1 as printed",
             {"card": "brakes"},
         )
-        if choice == "brake":
-            self.upgrade_event(seat, "brakes", "used")
-            return True
-        return False
 
     def after_rotation(self, seat: int, effect: str, register: Register) -> None:
         """Drifting / Power Slide (000: 717-719, 789-791): after a Rotate card, move 1 forward."""

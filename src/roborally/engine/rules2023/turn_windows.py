@@ -10,6 +10,12 @@ from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.state import MAX_ENERGY, Player, Register
 from roborally.engine.rules2023.base import BLUE, GREEN, Base2023
+from roborally.engine.rules2023.upgrade_cards import MOVEMENT
+
+#: The upgrades W-PRE or W-POST offers (:meth:`TurnWindows2023.window_options`).
+WINDOW_UPGRADES = frozenset(
+    {*MOVEMENT, "abort_switch", "lucky_booster", "recharge", "re_initialize"}
+)
 
 
 class TurnWindows2023(Base2023):
@@ -18,7 +24,9 @@ class TurnWindows2023(Base2023):
     def turn_window(self, seat: int, which: str) -> None:
         """W-PRE / W-POST (4.5): before and after a player's own register card."""
         player = self.s.players[seat]
-        while self.s.upgrades and player.pos is not None and not player.shutdown:
+        if not self.s.upgrades or not self.holds_any(player, WINDOW_UPGRADES):
+            return  # nothing usable here: no question
+        while player.pos is not None and not player.shutdown:
             options = self.window_options(player, which)
             if len(options) <= 1:
                 return
@@ -33,7 +41,9 @@ class TurnWindows2023(Base2023):
             )
             if choice == "none":
                 return
-            self.attempt(seat, self.use_in_window, seat, choice)
+            # Only Lucky Booster asks while it is used (keep or drop the Haywire it found).
+            asks = choice == "use lucky_booster"
+            self.attempt(seat, self.use_in_window, seat, choice, asks=asks)
             self.s.window += 1
 
     def window_options(self, player: Player, which: str) -> tuple[str, ...]:
@@ -87,7 +97,7 @@ class TurnWindows2023(Base2023):
         verb, _, arg = choice.partition(" ")
         if verb == "boink":
             self.use_temporary(seat, "boink")
-            self.moving(lambda: self.step(seat, Direction.parse(arg), "boink"))
+            self.moving(self.step, seat, Direction.parse(arg), "boink")
         elif verb == "zoop":
             self.use_temporary(seat, "zoop")
             self.face(seat, Direction.parse(arg), "zoop")
@@ -112,7 +122,7 @@ class TurnWindows2023(Base2023):
                 self.move(seat, player.facing, 2, "overclocked")
             elif name == "pressure_release":
                 self.use_temporary(seat, name)
-                self.moving(lambda: self.pressure_release(seat))
+                self.moving(self.pressure_release, seat)
             elif name == "all_aboard":
                 self.use_temporary(seat, name)
                 self.convey(BLUE, "all aboard", only=seat)

@@ -363,24 +363,30 @@ class UpgradePhase2023(Base2023):
     def install_glitch(self, seat: int) -> None:
         """HW-INSTALL (003: 1355-1367): a free permanent upgrade from the reserve, this round."""
         player = self.s.players[seat]
-        names = sorted({c.name for c in player.reserve if is_permanent(c.name)})
+        names = self.glitch_choices(player)
         if not self.s.upgrades or not names:
             return  # ignored without a permanent upgrade in reserve (000: 616)
-        name = names[0]
-        if len(names) > 1:
-            name = self.ask_choice(
-                self.next_id(seat, "hw_install"),
-                seat,
-                "Install which permanent upgrade from your reserve (free, for this round)?",
-                tuple(f"install {n}" for n in names),
-                f"install {names[0]}",
-                {"card": "hw_install"},
-            ).partition(" ")[2]
+        name = self.ask_glitch(seat, names) if len(names) > 1 else names[0]
         card = next(c for c in player.reserve if c.name == name)
         player.reserve.remove(card)
         player.installed.append(card)
         self.s.glitch_installed.append(card.uid)
         self.upgrade_event(seat, name, "installed", amount=0)
+
+    def glitch_choices(self, player: Player) -> list[str]:
+        """The permanent upgrades HW-INSTALL could install from ``player``'s reserve."""
+        return sorted({c.name for c in player.reserve if is_permanent(c.name)})
+
+    def ask_glitch(self, seat: int, names: list[str]) -> str:
+        """Which of ``names`` (:meth:`glitch_choices`, two or more) HW-INSTALL installs."""
+        return self.ask_choice(
+            self.next_id(seat, "hw_install"),
+            seat,
+            "Install which permanent upgrade from your reserve (free, for this round)?",
+            tuple(f"install {n}" for n in names),
+            f"install {names[0]}",
+            {"card": "hw_install"},
+        ).partition(" ")[2]
 
     def discard_glitches(self) -> None:
         """End of round: upgrades installed by HW-INSTALL go to the upgrade discard (4.4)."""

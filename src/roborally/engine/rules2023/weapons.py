@@ -18,6 +18,9 @@ REPLACEMENT_WEAPONS = (
     "tractor_beam",
     "displacing_blast",
 )
+#: One shot of a laser: its direction, the robots it hits (nearest first), where the beam
+#: ends, the damage to each robot, and its cause.
+Shot = tuple[Direction, list[int], Pos, int, str]
 
 
 class Weapons2023(Base2023):
@@ -27,63 +30,55 @@ class Weapons2023(Base2023):
         """Step B6: robot weapons, one robot at a time in turn order (12-B19, 12-C5)."""
         order = self.s.order or self.s.turn_order()
         while self.s.turn < len(order):
-            seat = order[self.s.turn]
-            if self.s.upgrades:
-                asks = self.weapons_may_ask(seat)
-                self.attempt(seat, self.fire_weapons, seat, asks=asks)
-            else:
-                self.fire_weapons(seat)
+            self.fire_weapons(order[self.s.turn])
             self.s.turn += 1
         self.s.turn = 0
         self.s.stage = "register_end"
 
-    def weapons_may_ask(self, seat: int) -> bool:
-        """Whether ``seat``'s weapons can ask anything (if not, they fire without a snapshot):
-        a weapon choice needs a replacement weapon and a target; a Deflector Shield question
-        needs a robot that has one, energy to pay and no shield up yet. Errs on asking."""
-        player = self.s.players[seat]
-        if player.pos is None or player.shutdown:
-            return False  # it does not fire (12-C5)
-        if self.shield_ready(besides=seat):
-            return True
-        return (
-            any(c.name in REPLACEMENT_WEAPONS for c in player.installed)
-            and self.trace_shot(seat, player.facing)[0] is not None
-        )
-
-    def robot_weapons(self) -> None:
-        """B6 in one go (every robot in turn order); the stages use :meth:`stage_weapons`."""
-        for seat in self.s.turn_order():
-            self.fire_weapons(seat)
-
     def fire_weapons(self, seat: int) -> None:
-        """B6 for one robot: the main laser or one replacement weapon, plus the Rear Laser."""
+        """B6 for one robot: the main laser or one replacement weapon, plus the Rear Laser.
+
+        The weapon is chosen before anything changes; the shots run on a snapshot only if a
+        robot they may hit can be asked to raise its Deflector Shield. Weapon damage moves
+        no robot, so the main and rear lasers' shots are traced before any is fired.
+        """
         player = self.s.players[seat]
         if player.pos is None or player.shutdown:
             return  # 12-C5: a shut-down robot does not fire
-        weapon = "main"
-        if self.s.upgrades:
-            target, _ = self.trace_shot(seat, player.facing)
-            options = ["main"]
-            if target is not None:
-                for name in REPLACEMENT_WEAPONS:
-                    if self.weapon_usable(player, name, target):
-                        options.append(name)
-            if len(options) > 1:
-                weapon = self.ask_choice(
-                    self.did(f"p{seat + 1}-weapon"),
-                    seat,
-                    "Fire your main laser or a weapon upgrade instead?",
-                    tuple(options),
-                    "fire the main laser",
-                    {"target": target},
-                )
+        if not self.s.upgrades:
+            self.shoot(seat, self.laser_shots(seat, main=True))
+            return
+        weapon = self.choose_weapon(seat)
         if weapon == "main":
-            self.main_laser(seat)
+            shots = self.laser_shots(seat, main=True)
+            asks = any(self.shield_asks(self.s.players[t]) for shot in shots for t in shot[1])
+            self.attempt(seat, self.shoot, seat, shots, asks=asks)
         else:
-            self.replacement_weapon(seat, weapon)
-        if self.s.upgrades and self.has(player, "rear_laser") and player.pos is not None:
-            self.rear_laser(seat)
+            asks = self.shield_ready(besides=seat)  # Mini Howitzer or the Rear Laser may hit it
+            self.attempt(seat, self.fire_replacement, seat, weapon, asks=asks)
+
+    def choose_weapon(self, seat: int) -> str:
+        """``main``, or the replacement weapon the player fires instead (asked only if one
+        is usable: it needs a robot in the line of fire)."""
+        player = self.s.players[seat]
+        if not self.holds_any(player, frozenset(REPLACEMENT_WEAPONS)):
+            return "main"
+        hit = self.first_hit(seat, player.facing)
+        if hit is None:
+            return "main"
+        target = hit[0]
+        options = ["main"]
+        options.extend(n for n in REPLACEMENT_WEAPONS if self.weapon_usable(player, n, target))
+        if len(options) == 1:
+            return "main"
+        return self.ask_choice(
+            self.did(f"p{seat + 1}-weapon"),
+            seat,
+            "Fire your main laser or a weapon upgrade instead?",
+            tuple(options),
+            "fire the main laser",
+            {"target": target},
+        )
 
     def weapon_usable(self, player: Player, name: str, target: int) -> bool:
         if not self.has(player, name):
@@ -98,46 +93,85 @@ class Weapons2023(Base2023):
             return abs(a.x - b.x) + abs(a.y - b.y) > 1
         return True
 
-    def main_laser(self, seat: int) -> None:
-        """The main laser: Laser Kata (4 directions), Rail Gun (piercing), Double-Barrel (+1)."""
+    def fire_replacement(self, seat: int, weapon: str) -> None:
+        """A replacement weapon, then the Rear Laser from where the robot is afterwards."""
+        self.replacement_weapon(seat, weapon)
+        self.shoot(seat, self.laser_shots(seat, main=False))
+
+    def laser_shots(self, seat: int, main: bool) -> list[Shot]:
+        """The shots of ``seat``'s main laser (if ``main``) and Rear Laser as the robots stand
+        now; a beam that hits nothing is no shot (no event, docs/rules-2023.md).
+
+        The main laser: Laser Kata (4 directions after a U-turn), Rail Gun (every robot in
+        line, through walls), Double-Barrel (2 damage).
+        """
         player = self.s.players[seat]
-        pos = player.pos
-        assert pos is not None
-        directions = [player.facing]
-        damage = 1
-        rail = False
-        if self.s.upgrades:
-            register = player.registers[self.s.register - 1] if self.s.register else None
-            uturned = register is not None and any(
-                e in ("u_turn", "move3_uturn") for e in register.done
-            )
-            if uturned and self.has(player, "laser_kata"):
+        if player.pos is None:
+            return []
+        shots: list[Shot] = []
+        names = {c.name for c in player.installed} if self.s.upgrades else set()
+        if main:
+            directions = [player.facing]
+            if "laser_kata" in names and self.uturned(player):
                 directions = [player.facing.turned(Turn(i)) for i in range(4)]
-            if self.has(player, "double_barrel_laser"):
-                damage = 2
-            rail = self.has(player, "rail_gun")
-        for direction in directions:
-            if player.pos is None:
-                return
-            if rail:
-                targets, end = self.rail_line(seat, direction)
-            else:
-                target, end = self.trace_shot(seat, direction)
-                targets = [] if target is None else [target]
-            if not targets:
-                continue  # a robot's shot that hits nothing is no event (docs/rules-2023.md)
+            damage = 2 if "double_barrel_laser" in names else 1
+            for direction in directions:
+                if not self.robot_ahead(seat, direction):
+                    continue  # nothing to hit: no need to trace the beam
+                if "rail_gun" in names:
+                    targets, end = self.rail_line(seat, direction)
+                    if targets:
+                        shots.append((direction, targets, end, damage, "robot laser"))
+                elif hit := self.first_hit(seat, direction):
+                    shots.append((direction, [hit[0]], hit[1], damage, "robot laser"))
+        if "rear_laser" in names and (hit := self.first_hit(seat, player.facing.opposite)):
+            shots.append((player.facing.opposite, [hit[0]], hit[1], 1, "rear laser"))
+        return shots
+
+    def first_hit(self, seat: int, direction: Direction) -> tuple[int, Pos] | None:
+        """The robot a shot from ``seat`` towards ``direction`` hits and where its beam ends
+        (None: it hits nothing). The beam is traced only if a robot stands in line ahead."""
+        if not self.robot_ahead(seat, direction):
+            return None
+        target, end = self.trace_shot(seat, direction)
+        return None if target is None else (target, end)
+
+    def robot_ahead(self, seat: int, direction: Direction) -> bool:
+        """Whether another robot stands in line ahead of ``seat``'s towards ``direction``,
+        walls aside: if not, no shot that way can hit a robot."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        dx, dy = direction.dx, direction.dy
+        for p in self.s.players:
+            other = p.pos
+            if other is None or p.seat == seat:
+                continue
+            if dx and other.y == pos.y and (other.x - pos.x) * dx > 0:
+                return True
+            if dy and other.x == pos.x and (other.y - pos.y) * dy > 0:
+                return True
+        return False
+
+    def uturned(self, player: Player) -> bool:
+        """Whether the robot made a U-turn in this register (Laser Kata)."""
+        register = player.registers[self.s.register - 1] if self.s.register else None
+        return register is not None and any(e in ("u_turn", "move3_uturn") for e in register.done)
+
+    def shoot(self, seat: int, shots: list[Shot]) -> None:
+        player = self.s.players[seat]
+        for direction, targets, end, damage, cause in shots:
             self.emit(
                 EventKind.SHOT,
                 seat=seat,
                 pos=player.pos,
                 to=end,
                 facing=direction,
-                other=targets[0] if targets else None,
+                other=targets[0],
                 amount=damage,
-                cause="robot laser",
+                cause=cause,
             )
             for target in targets:
-                self.weapon_damage(target, damage, "robot laser")
+                self.weapon_damage(target, damage, cause)
 
     def rail_line(self, seat: int, direction: Direction) -> tuple[list[int], Pos]:
         """Rail Gun (12-B21): every robot in line up to the course edge, through walls."""
@@ -151,24 +185,6 @@ class Weapons2023(Base2023):
             if cur in occupancy:
                 targets.append(occupancy[cur])
         return targets, cur
-
-    def rear_laser(self, seat: int) -> None:
-        player = self.s.players[seat]
-        back = player.facing.opposite
-        target, end = self.trace_shot(seat, back)
-        if target is None:
-            return  # hits nothing: no event
-        self.emit(
-            EventKind.SHOT,
-            seat=seat,
-            pos=player.pos,
-            to=end,
-            facing=back,
-            other=target,
-            amount=1,
-            cause="rear laser",
-        )
-        self.weapon_damage(target, 1, "rear laser")
 
     def replacement_weapon(self, seat: int, name: str) -> None:
         player = self.s.players[seat]
