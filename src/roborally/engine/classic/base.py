@@ -61,14 +61,10 @@ def _no_option_cards(state: ClassicState) -> bool:
     return not any(p.options for p in state.cplayers)
 
 
-def _nobody_to_reenter(state: ClassicState) -> bool:
-    return not any(p.destroyed and not p.eliminated for p in state.cplayers)
-
-
 #: Stages that cannot ask anything while their test holds, so they run without a snapshot (the
 #: snapshots were most of the classic engine's time). A stage asks only through an option card
 #: (a shield, a weapon, Brakes, a gear, Abort Switch, Recompile, Flywheel, a card to lose ...),
-#: only for a robot to re-enter, or never.
+#: or never.
 QUIET_WHEN: dict[str, Callable[[ClassicState], bool]] = {
     "stage_round_start": _never,
     "stage_power_down": _never,
@@ -81,14 +77,16 @@ QUIET_WHEN: dict[str, Callable[[ClassicState], bool]] = {
     "stage_move": _no_option_cards,
     "stage_elements": _no_option_cards,
     "stage_lasers": _no_option_cards,
-    "stage_reenter": _nobody_to_reenter,
 }
 
-#: Stages that ask every question before they change anything, and whose questions do not
-#: depend on each other's answers: a suspension leaves the state as it was (only the events
-#: are cut back), so they need no snapshot either. Tests check this claim on whole games
+#: Stages that ask every question before they change anything (a question may depend on the
+#: answers before it, as a re-entry square on the squares chosen before it, never on a change
+#: the stage made): a suspension leaves the state as it was (only the events are cut back), so
+#: they need no snapshot either. Tests check this claim on whole games
 #: (``RulesClassic.check_untouched``).
-ASK_FIRST = frozenset({"stage_first_card", "stage_program", "stage_announce", "stage_stay_down"})
+ASK_FIRST = frozenset(
+    {"stage_first_card", "stage_program", "stage_announce", "stage_stay_down", "stage_reenter"}
+)
 
 
 def stage(method: F) -> F:

@@ -153,12 +153,16 @@ class ClassicDamage(ClassicBase):
             self.lose_option(player, name, "destroyed")
 
     # ------------------------------------------------------------ re-entry
-    def reentry_options(self, player: ClassicPlayer) -> tuple[str, ...]:
+    def reentry_options(
+        self, player: ClassicPlayer, occupied: set[Pos] | None = None
+    ) -> tuple[str, ...]:
         """6.7 / A-47: the archive square with a free facing, or, when it is occupied, a free
-        square around it whose facing sees no robot within 3 squares ([V1994]: any facing)."""
+        square around it whose facing sees no robot within 3 squares ([V1994]: any facing).
+        ``occupied``: the squares taken (default: the robots on the board now)."""
         archive = player.archive
         assert archive is not None
-        occupied = {p.pos for p in self.s.cplayers if p.pos is not None}
+        if occupied is None:
+            occupied = {p.pos for p in self.s.cplayers if p.pos is not None}
         if archive not in occupied:
             first = player.archive_arrow
             return (first.letter, *(d.letter for d in DIRECTIONS if d != first))
@@ -198,56 +202,76 @@ class ClassicDamage(ClassicBase):
     @stage
     def stage_reenter(self) -> None:
         """3.6 P5.4 / 6.7: destroyed robots re-enter in the order they were destroyed, with
-        2 damage (+ damage taken while powered down, A-46); they may power down next round."""
+        2 damage (+ damage taken while powered down, A-46); they may power down next round.
+
+        Every robot's square and power-down answer is asked first, each square with the ones
+        chosen before it taken, and only then do the robots re-enter (``ASK_FIRST``): the same
+        questions in the same order as re-entering one by one, without a snapshot."""
         s = self.s
         waiting = sorted(
             (p for p in s.cplayers if p.destroyed and not p.eliminated),
             key=lambda p: p.destroyed_seq,
         )
+        occupied = {p.pos for p in s.cplayers if p.pos is not None}
+        plans: list[tuple[ClassicPlayer, Pos, Direction, bool]] = []
         for player in waiting:
-            seat = player.seat
-            options = self.reentry_options(player)
-            choice = self.choose(
-                seat,
-                PLACE,
-                "reenter",
-                "Your robot re-enters: choose its facing"
-                if len(options[0]) == 1
-                else "The archive square is taken: choose a square and facing next to it",
-                options,
-            )
-            pos = player.archive
-            letter = choice
-            if " " in choice:
-                where, letter = choice.split()
-                pos = Pos.parse(where)
-            assert pos is not None
-            player.pos = pos
-            player.facing = Direction.parse(letter)
-            player.destroyed = False
-            player.reentry = None
-            if self.y94:
-                base = 2 if self.has_variant("worse_backup_copy") else 0
-            else:
-                base = 0 if player.has("superior_archive") else 2
-            player.damage = min(base + player.reentry_extra, DESTROYED_AT - 1)
-            player.reentry_extra = 0
-            player.pd_damage = 0
-            self.emit(EventKind.REENTERED, seat=seat, pos=pos, to_facing=player.facing)
-            if player.damage:
-                self.emit(
-                    EventKind.DAMAGED, seat=seat, pos=pos, amount=player.damage, cause="re-entry"
-                )
-            self.update_locks(player)
+            pos, facing = self.ask_reentry_square(player, occupied)
+            occupied.add(pos)
+            down = player.announced
             if self.classic_power_down:
-                player.announced = self.power_question(
-                    seat,
+                down = self.power_question(
+                    player.seat,
                     "power_down",
                     "Re-enter powered down (your robot powers down next round)?",
                     player.announced,
                 )
+            plans.append((player, pos, facing, down))
+        for player, pos, facing, down in plans:
+            self.reenter(player, pos, facing)
+            player.announced = down
         self.check_end()
         if s.over:
             return
         self.emit(EventKind.ROUND_ENDED)
         s.stage = "round_start"
+
+    def ask_reentry_square(
+        self, player: ClassicPlayer, occupied: set[Pos]
+    ) -> tuple[Pos, Direction]:
+        """The square and facing the robot's player chooses to re-enter on (6.7)."""
+        options = self.reentry_options(player, occupied)
+        choice = self.choose(
+            player.seat,
+            PLACE,
+            "reenter",
+            "Your robot re-enters: choose its facing"
+            if len(options[0]) == 1
+            else "The archive square is taken: choose a square and facing next to it",
+            options,
+        )
+        pos = player.archive
+        letter = choice
+        if " " in choice:
+            where, letter = choice.split()
+            pos = Pos.parse(where)
+        assert pos is not None
+        return pos, Direction.parse(letter)
+
+    def reenter(self, player: ClassicPlayer, pos: Pos, facing: Direction) -> None:
+        """The robot is back on the board with its re-entry damage (6.7, A-46)."""
+        seat = player.seat
+        player.pos = pos
+        player.facing = facing
+        player.destroyed = False
+        player.reentry = None
+        if self.y94:
+            base = 2 if self.has_variant("worse_backup_copy") else 0
+        else:
+            base = 0 if player.has("superior_archive") else 2
+        player.damage = min(base + player.reentry_extra, DESTROYED_AT - 1)
+        player.reentry_extra = 0
+        player.pd_damage = 0
+        self.emit(EventKind.REENTERED, seat=seat, pos=pos, to_facing=facing)
+        if player.damage:
+            self.emit(EventKind.DAMAGED, seat=seat, pos=pos, amount=player.damage, cause="re-entry")
+        self.update_locks(player)
