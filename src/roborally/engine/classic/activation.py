@@ -35,7 +35,7 @@ class ClassicActivation(ClassicBase):
         Program (before), Abort Switch (after) and the Crab Legs / Dual Processor choice."""
         s = self.s
         r = s.register
-        order = s.dock_order()
+        order = self.dock_order
         self.emit(EventKind.REGISTER_STARTED)
         for seat in order:
             p = self.p(seat)

@@ -165,6 +165,10 @@ class ClassicBase(StageDriver):
         self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
         self._shot_paths: dict[tuple[Pos, Direction], tuple[Pos, ...]] = {}
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
+        # Seats by ascending dock number, the order of announcements and choices (0.2). The
+        # docks are dealt before the first stage and never change, and stages ask for the
+        # order all the time, so it is sorted once here.
+        self.dock_order: tuple[int, ...] = tuple(state.dock_order())
 
     def pending_after(self, answered: Decision, pending: list[Decision]) -> list[Decision] | None:
         """As the driver's, but the last programmer's decision changes (it gets the timer)."""
@@ -221,7 +225,7 @@ class ClassicBase(StageDriver):
 
     # ----------------------------------------------------------- helpers
     def p(self, seat: int) -> ClassicPlayer:
-        return self.s.player(seat)
+        return self.s.players[seat]  # type: ignore[return-value]  # always ClassicPlayers
 
     def has_variant(self, name: str) -> bool:
         return name in self.s.config.variants
@@ -269,7 +273,7 @@ class ClassicBase(StageDriver):
     def occupants(self) -> dict[Pos, list[int]]:
         """Robots on the board by square (several only where 1994 robots share a square)."""
         occ: dict[Pos, list[int]] = {}
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             pos = self.s.players[seat].pos
             if pos is not None:
                 occ.setdefault(pos, []).append(seat)

@@ -27,7 +27,7 @@ class ClassicDamage(ClassicBase):
             if hit.amount > 0:
                 by_seat.setdefault(hit.seat, []).append(hit)
         totals: dict[int, tuple[int, str, int | None]] = {}
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if seat not in by_seat or player.pos is None:
                 continue
@@ -103,7 +103,7 @@ class ClassicDamage(ClassicBase):
             )
             if player.damage < DESTROYED_AT:
                 self.update_locks(player)
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if player.pos is not None and player.damage >= DESTROYED_AT:
                 self.destroy(seat, "damage", player.pos)

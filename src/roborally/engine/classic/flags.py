@@ -48,7 +48,7 @@ class ClassicFlags(ClassicBase):
         total = len(grid.checkpoints)
         self.emit(EventKind.ELEMENT_STEP, cause="flags")
         finishers: list[int] = []
-        for seat in s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if player.pos is None:
                 continue
@@ -158,7 +158,7 @@ class ClassicFlags(ClassicBase):
         grid = self.grid
         s.register = 0
         self.emit(EventKind.ELEMENT_STEP, cause="repairs")
-        for seat in s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if player.pos is None:
                 continue
@@ -202,7 +202,7 @@ class ClassicFlags(ClassicBase):
                         amount=1,
                         cause="option card",
                     )
-        for seat in s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if player.pos is not None and player.has("circuit_breaker") and player.damage >= 3:
                 player.announced = True
@@ -231,7 +231,7 @@ class ClassicFlags(ClassicBase):
         if self.classic_power_down:
             asked = [
                 seat
-                for seat in self.s.dock_order()
+                for seat in self.dock_order
                 if self.p(seat).pos is not None
                 and self.p(seat).shutdown
                 and "breaker" not in self.p(seat).round_flags

@@ -138,7 +138,7 @@ class ClassicLasers(ClassicBase):
         """3.5 D / 5.8-5.9 / 8.4: board and robot lasers fire at once; weapon options are
         declared first in dock order; damage, destruction, pushes, then register effects."""
         s = self.s
-        order = s.dock_order()
+        order = self.dock_order
         self.emit(EventKind.ELEMENT_STEP, cause="lasers")
         hits: list[Hit] = []
         occ = self.occupants()

@@ -165,7 +165,8 @@ class ClassicPlayer(Player):
         return self.pos is not None
 
     def has(self, option: str) -> bool:
-        return any(c.name == option for c in self.options)
+        # Asked for every robot at every step; most robots hold no option card at all.
+        return bool(self.options) and any(c.name == option for c in self.options)
 
     def option_names(self) -> list[str]:
         return [c.name for c in self.options]

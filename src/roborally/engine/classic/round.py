@@ -46,7 +46,7 @@ class ClassicRound(ClassicBase):
     @stage
     def stage_emergency(self) -> None:
         """7.7: before dealing, each robot may shut down for this round (dock order)."""
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if not player.active:
                 continue
@@ -80,7 +80,7 @@ class ClassicRound(ClassicBase):
         """3.1 P0: announced robots power down (damage removed); the deck is rebuilt."""
         s = self.s
         if not self.emergency:
-            for seat in s.dock_order():
+            for seat in self.dock_order:
                 player = self.p(seat)
                 down = player.announced and player.active
                 player.announced = False
@@ -99,7 +99,7 @@ class ClassicRound(ClassicBase):
     def programmers(self) -> list[ClassicPlayer]:
         return [
             self.p(seat)
-            for seat in self.s.dock_order()
+            for seat in self.dock_order
             if self.p(seat).active and not self.p(seat).shutdown
         ]
 
@@ -291,7 +291,7 @@ class ClassicRound(ClassicBase):
             anyone = self.has_variant("power_down_without_damage")
             asked = [
                 seat
-                for seat in self.s.dock_order()
+                for seat in self.dock_order
                 if self.p(seat).active
                 and not self.p(seat).shutdown
                 and not self.p(seat).announced
