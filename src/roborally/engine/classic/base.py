@@ -163,7 +163,6 @@ class ClassicBase(StageDriver):
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
         self._asked = 0
         self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
-        self._shot_paths: dict[tuple[Pos, Direction], tuple[Pos, ...]] = {}
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
         # Seats by ascending dock number, the order of announcements and choices (0.2). The
         # docks are dealt before the first stage and never change, and stages ask for the

@@ -6,12 +6,14 @@ damage.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from roborally.engine.classic.base import CHOICE, ClassicBase, Hit, stage
 from roborally.engine.classic.model import HOWITZER_USES, NUM_REGISTERS, ClassicPlayer
+from roborally.engine.core.board import WALL_BIT
 from roborally.engine.core.events import EventKind
-from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
 
 @dataclass
@@ -29,71 +31,63 @@ class Shot:
 class ClassicLasers(ClassicBase):
     """Step D: board lasers, robot lasers and weapon options."""
 
-    def shot_blocked(self, pos: Pos, direction: Direction) -> bool:
-        """Walls and pushers stop robot lasers (5.9, 001: 291, A-31)."""
-        if self.grid.wall_between(pos, direction):
-            return True
-        here = self.grid.cell(pos)
-        if (
-            here is not None
-            and here.pusher is not None
-            and here.pusher.direction == direction.opposite
-        ):
-            return True
-        there = self.grid.cell(pos.step(direction))
-        return (
-            there is not None and there.pusher is not None and there.pusher.direction == direction
-        )
+    @functools.cached_property
+    def shot_lines(self) -> tuple[list[int], ...]:
+        """For each direction, the square (grid index) a robot laser leaving each square enters
+        next, or -1 where a wall, a pusher (5.9, 001: 291, A-31) or the course edge stops it.
+        Built once per game, when the first robot fires: the board never changes."""
+        grid = self.grid
+        width, height, cells = grid.width, grid.height, grid.cells
+        stops = list(grid.walls)  # the sides of each square a shot cannot cross
+        for i, cell in enumerate(cells):
+            if cell is not None and cell.pusher is not None:
+                stops[i] |= WALL_BIT[cell.pusher.direction.opposite]  # the side it hangs on
+        lines = []
+        for direction in DIRECTIONS:
+            out, into = WALL_BIT[direction], WALL_BIT[direction.opposite]
+            line = [-1] * len(cells)
+            for i, cell in enumerate(cells):
+                x, y = i % width + direction.dx, i // width + direction.dy
+                if cell is None or stops[i] & out or not (0 <= x < width and 0 <= y < height):
+                    continue
+                nxt = y * width + x
+                if cells[nxt] is not None and not stops[nxt] & into:
+                    line[i] = nxt
+            lines.append(line)
+        return tuple(lines)
 
-    def shot_path(self, start: Pos, direction: Direction) -> tuple[Pos, ...]:
-        """The squares after ``start`` a robot laser crosses until a wall, a pusher
-        (:meth:`shot_blocked`) or the course edge stops it; computed once per square and
-        direction (the board never changes)."""
-        key = (start, direction)
-        path = self._shot_paths.get(key)
-        if path is None:
-            squares: list[Pos] = []
-            cur = start
-            while not self.shot_blocked(cur, direction):
-                cur = cur.step(direction)
-                if not self.grid.is_on_course(cur):
-                    break
-                squares.append(cur)
-            path = self._shot_paths[key] = tuple(squares)
-        return path
+    def occupied_squares(self) -> dict[int, list[int]]:
+        """:meth:`occupants` by grid index, as :attr:`shot_lines` and board lasers name them."""
+        index = self.grid.index
+        return {index(pos): seats for pos, seats in self.occupants().items()}
 
     def trace(
-        self, seat: int, direction: Direction, through: int
+        self, seat: int, direction: Direction, through: int, occupied: dict[int, list[int]]
     ) -> tuple[list[list[int]], Pos, bool]:
         """The robots a shot from ``seat`` hits (the first one; with High-Power Laser also the
         next one behind one wall or robot), where the shot ends, and whether it hit a robot
-        after passing an obstacle."""
+        after passing an obstacle. ``occupied``: :meth:`occupied_squares`."""
+        grid = self.grid
         pos = self.s.players[seat].pos
         assert pos is not None
-        occ = self.occupants()
-        if through <= 0:  # the common case: the first robot on a path known in advance
-            path = self.shot_path(pos, direction)
-            for square in path:
-                if square in occ:
-                    return [occ[square]], square, False
-            return [], path[-1] if path else pos, False
+        ahead = self.shot_lines[direction]
+        here = grid.index(pos)
         groups: list[list[int]] = []
-        cur = pos
         passed = False
         while True:
-            if self.shot_blocked(cur, direction):
-                if through <= 0:
-                    return groups, cur, False
-                through -= 1
+            nxt = ahead[here]
+            if nxt < 0:
+                beyond = grid.pos(here).step(direction)
+                if through <= 0 or not grid.is_on_course(beyond):
+                    return groups, grid.pos(here), False
+                through -= 1  # through a wall or pusher
                 passed = True
-            nxt = cur.step(direction)
-            if not self.grid.is_on_course(nxt):
-                return groups, cur, False
-            cur = nxt
-            if cur in occ:
-                groups.append(occ[cur])
+                nxt = grid.index(beyond)
+            here = nxt
+            if here in occupied:
+                groups.append(occupied[here])
                 if through <= 0:
-                    return groups, cur, passed
+                    return groups, grid.pos(here), passed
                 through -= 1
                 passed = True
 
@@ -141,14 +135,13 @@ class ClassicLasers(ClassicBase):
         order = self.dock_order
         self.emit(EventKind.ELEMENT_STEP, cause="lasers")
         hits: list[Hit] = []
-        occ = self.occupants()
+        occupied = self.occupied_squares()  # nobody moves before the damage
         for origin, laser, path in self.grid.lasers:
             targets: list[int] = []
             last = path[-1]
             for index in path:
-                here = self.grid.pos(index)
-                if here in occ:
-                    targets, last = occ[here], index
+                if index in occupied:
+                    targets, last = occupied[index], index
                     break
             self.emit(
                 EventKind.SHOT,
@@ -168,7 +161,7 @@ class ClassicLasers(ClassicBase):
             if not self.fires(player):
                 continue
             through = 1 if player.has("high_power_laser") else 0
-            groups, end, pierced = self.trace(seat, player.facing, through)
+            groups, end, pierced = self.trace(seat, player.facing, through, occupied)
             use = "laser"
             if groups:
                 target = self.p(groups[0][0])
@@ -186,7 +179,7 @@ class ClassicLasers(ClassicBase):
                     )
             shots.append(Shot(seat, player.facing, groups, end, use, pierced))
             if player.has("rear_firing_laser"):
-                back, back_end, _ = self.trace(seat, player.facing.opposite, 0)
+                back, back_end, _ = self.trace(seat, player.facing.opposite, 0, occupied)
                 shots.append(Shot(seat, player.facing.opposite, back, back_end, "rear"))
         for shot in shots:
             player = self.p(shot.seat)
