@@ -161,6 +161,7 @@ class ClassicBase(StageDriver):
         self.options_on = options_enabled(state.config)
         self.flags_repair = "no_flag_repair" not in variants
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
+        self.powered_down_fire = "powered_down_robots_fire" in variants
         self._asked = 0
         self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)

@@ -103,7 +103,7 @@ class ClassicLasers(ClassicBase):
     def fires(self, player: ClassicPlayer) -> bool:
         if not player.active:
             return False
-        return not player.shutdown or self.has_variant("powered_down_robots_fire")
+        return not player.shutdown or self.powered_down_fire
 
     def weapon_uses(self, player: ClassicPlayer, target: ClassicPlayer, distance: int) -> list[str]:
         r = self.s.register
@@ -131,12 +131,21 @@ class ClassicLasers(ClassicBase):
     def stage_lasers(self) -> None:
         """3.5 D / 5.8-5.9 / 8.4: board and robot lasers fire at once; weapon options are
         declared first in dock order; damage, destruction, pushes, then register effects."""
-        s = self.s
-        order = self.dock_order
         self.emit(EventKind.ELEMENT_STEP, cause="lasers")
-        hits: list[Hit] = []
         occupied = self.occupied_squares()  # nobody moves before the damage
-        for origin, laser, path in self.grid.lasers:
+        hits = self.board_laser_fire(occupied)
+        shots = self.declare_shots(occupied)
+        hits.extend(self.shot_hits(shots))
+        self.apply_damage(hits)
+        self.weapon_pushes(shots)
+        self.weapon_register_effects(shots)
+        self.s.stage = "touch"
+
+    def board_laser_fire(self, occupied: dict[int, list[int]]) -> list[Hit]:
+        """Every board laser fires (5.8): the first robot in its beam is hit."""
+        grid = self.grid
+        hits: list[Hit] = []
+        for origin, laser, path in grid.lasers:
             targets: list[int] = []
             last = path[-1]
             for index in path:
@@ -147,7 +156,7 @@ class ClassicLasers(ClassicBase):
                 EventKind.SHOT,
                 seat=targets[0] if targets else None,
                 pos=origin,
-                to=self.grid.pos(last),
+                to=grid.pos(last),
                 facing=laser.direction,
                 amount=laser.beams,
                 cause="board laser",
@@ -155,38 +164,52 @@ class ClassicLasers(ClassicBase):
             hits.extend(
                 Hit(t, laser.beams, "board laser", laser.direction.opposite) for t in targets
             )
+        return hits
+
+    def declare_shots(self, occupied: dict[int, list[int]]) -> list[Shot]:
+        """The robot shots that hit a robot, in dock order, each with its use: the main laser
+        or a weapon option its player declares instead (8.4). A shot that hits nothing does
+        nothing (and is no event, docs/rules-classic.md)."""
         shots: list[Shot] = []
-        for seat in order:
+        for seat in self.dock_order:
             player = self.p(seat)
             if not self.fires(player):
                 continue
             through = 1 if player.has("high_power_laser") else 0
             groups, end, pierced = self.trace(seat, player.facing, through, occupied)
-            use = "laser"
             if groups:
-                target = self.p(groups[0][0])
-                assert player.pos is not None and target.pos is not None
-                distance = abs(target.pos.x - player.pos.x) + abs(target.pos.y - player.pos.y)
-                uses = self.weapon_uses(player, target, distance)
-                if uses:
-                    use = self.choose(
-                        seat,
-                        CHOICE,
-                        "weapon",
-                        f"Your main laser hits {target.name}: fire it, or use an option instead?",
-                        ("laser", *uses),
-                        info={"target": target.seat},
-                    )
-            shots.append(Shot(seat, player.facing, groups, end, use, pierced))
+                use = self.declare_use(player, self.p(groups[0][0]))
+                shots.append(Shot(seat, player.facing, groups, end, use, pierced))
             if player.has("rear_firing_laser"):
                 back, back_end, _ = self.trace(seat, player.facing.opposite, 0, occupied)
-                shots.append(Shot(seat, player.facing.opposite, back, back_end, "rear"))
+                if back:
+                    shots.append(Shot(seat, player.facing.opposite, back, back_end, "rear"))
+        return shots
+
+    def declare_use(self, player: ClassicPlayer, target: ClassicPlayer) -> str:
+        """How the robot's main laser hits ``target``: ``laser``, or a weapon option."""
+        assert player.pos is not None and target.pos is not None
+        distance = abs(target.pos.x - player.pos.x) + abs(target.pos.y - player.pos.y)
+        uses = self.weapon_uses(player, target, distance)
+        if not uses:
+            return "laser"
+        use: str = self.choose(
+            player.seat,
+            CHOICE,
+            "weapon",
+            f"Your main laser hits {target.name}: fire it, or use an option instead?",
+            ("laser", *uses),
+            info={"target": target.seat},
+        )
+        return use
+
+    def shot_hits(self, shots: list[Shot]) -> list[Hit]:
+        """The robot shots fire (a SHOT event each): the damage of lasers and Mini Howitzer."""
+        hits: list[Hit] = []
         for shot in shots:
             player = self.p(shot.seat)
             rear = shot.use == "rear"
             amount = 2 if player.has("double_barreled_laser") and not rear else 1
-            if not shot.groups:
-                continue  # a robot's shot that hits nothing is no event (docs/rules-classic.md)
             first = shot.groups[0]
             weapon = shot.use.split()[0]
             self.emit(
@@ -211,8 +234,11 @@ class ClassicLasers(ClassicBase):
                         Hit(t, amount, "rear laser" if rear else "robot laser", side, shot.seat)
                         for t in group
                     )
-        self.apply_damage(hits)
-        # 8.4 (3): pushes and pulls of surviving targets, in dock order of the firing robots.
+        return hits
+
+    def weapon_pushes(self, shots: list[Shot]) -> None:
+        """8.4 (3): Mini Howitzer uses, then the pushes and pulls of surviving targets, in dock
+        order of the firing robots."""
         for shot in shots:
             player = self.p(shot.seat)
             weapon = shot.use.split()[0]
@@ -228,7 +254,9 @@ class ClassicLasers(ClassicBase):
                 continue
             direction = shot.direction if weapon != "tractor_beam" else shot.direction.opposite
             self.push(target.pos, direction, None, weapon.replace("_", " "))
-        # 8.4 (4): register effects.
+
+    def weapon_register_effects(self, shots: list[Shot]) -> None:
+        """8.4 (4): Fire Control, Scrambler and Radio Control act on the target's registers."""
         for shot in shots:
             weapon, *rest = shot.use.split()
             if not shot.groups or weapon not in ("fire_control", "scrambler", "radio_control"):
@@ -248,7 +276,7 @@ class ClassicLasers(ClassicBase):
             elif weapon == "fire_control" and target.has(rest[1]):
                 self.lose_option(target, rest[1], "fire control")
             elif weapon == "scrambler":
-                nxt = target.registers[s.register]
+                nxt = target.registers[self.s.register]
                 if target.active and nxt.cards and not nxt.locked:
                     self.replace_from_deck(target, nxt, "scrambler")
                     nxt.revealed = False
@@ -260,4 +288,3 @@ class ClassicLasers(ClassicBase):
                     other=shot.seat,
                     cause="radio control",
                 )
-        s.stage = "touch"
