@@ -61,21 +61,44 @@ def _no_option_cards(state: ClassicState) -> bool:
     return not any(p.options for p in state.cplayers)
 
 
+def _quiet_unless(*options: str, falls: bool = False) -> Callable[[ClassicState], bool]:
+    """The test of a stage that asks only through ``options`` and, with ``falls``, when a robot
+    holding two option cards or more is destroyed (it chooses the one it loses, 6.5)."""
+    asking = frozenset(options)
+
+    def quiet(state: ClassicState) -> bool:
+        for player in state.cplayers:
+            if not player.options:
+                continue
+            if falls and len(player.options) > 1:
+                return False
+            if any(card.name in asking for card in player.options):
+                return False
+        return True
+
+    return quiet
+
+
 #: Stages that cannot ask anything while their test holds, so they run without a snapshot (the
-#: snapshots were most of the classic engine's time). A stage asks only through an option card
-#: (a shield, a weapon, Brakes, a gear, Abort Switch, Recompile, Flywheel, a card to lose ...),
-#: or never.
+#: snapshots were most of the classic engine's time). A stage asks only through the option
+#: cards its test names (Crab Legs: how a pair runs when Dual Processor is held too), through
+#: the card a destroyed robot loses (``falls``), through any option card (lasers: a weapon, or
+#: a card given up to prevent damage), or never.
 QUIET_WHEN: dict[str, Callable[[ClassicState], bool]] = {
     "stage_round_start": _never,
     "stage_power_down": _never,
     "stage_deal": _never,
     "stage_touch": _never,
     "stage_cleanup": _never,
-    "stage_recompile": _no_option_cards,
-    "stage_store": _no_option_cards,
-    "stage_reveal": _no_option_cards,
-    "stage_move": _no_option_cards,
-    "stage_elements": _no_option_cards,
+    "stage_recompile": _quiet_unless("recompile"),
+    "stage_store": _quiet_unless("conditional_program", "flywheel"),
+    "stage_reveal": _quiet_unless(
+        "gyroscopic_stabilizer", "conditional_program", "abort_switch", "crab_legs"
+    ),
+    "stage_move": _quiet_unless(
+        "brakes", "fourth_gear", "reverse_gear", "ramming_gear", falls=True
+    ),
+    "stage_elements": _quiet_unless(falls=True),
     "stage_lasers": _no_option_cards,
 }
 
