@@ -38,10 +38,10 @@ class ClassicActivation(ClassicBase):
         Program (before), Abort Switch (after) and the Crab Legs / Dual Processor choice."""
         s = self.s
         r = s.register
-        order = self.dock_order
+        robots = self.in_dock_order()
         self.emit(EventKind.REGISTER_STARTED)
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             p.shield_used.clear()
             if (
                 r == 1
@@ -52,8 +52,8 @@ class ClassicActivation(ClassicBase):
                 )
             ):
                 p.round_flags.add("stabilizer")
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             stored = p.stored.get("conditional_program")
             if (
@@ -78,8 +78,8 @@ class ClassicActivation(ClassicBase):
             self.discard_program(register.cards)
             register.cards = [stored]
             register.done = []
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             if not self.acting(p) or not register.cards:
                 continue
@@ -88,8 +88,8 @@ class ClassicActivation(ClassicBase):
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
             if "aborting" in p.round_flags and not register.locked:
                 self.replace_from_deck(p, register, "abort switch")
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             if (
                 not p.has("abort_switch")
@@ -104,8 +104,8 @@ class ClassicActivation(ClassicBase):
                 continue
             p.round_flags.update(("abort_used", "aborting"))
             self.replace_from_deck(p, register, "abort switch")
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             if len(register.cards) != 2 or register.done:
                 continue

@@ -250,6 +250,11 @@ class ClassicBase(StageDriver):
     def p(self, seat: int) -> ClassicPlayer:
         return self.s.players[seat]  # type: ignore[return-value]  # always ClassicPlayers
 
+    def in_dock_order(self) -> list[ClassicPlayer]:
+        """The robots by ascending dock number (0.2)."""
+        players = self.s.cplayers
+        return [players[seat] for seat in self.dock_order]
+
     def has_variant(self, name: str) -> bool:
         return name in self.s.config.variants
 

@@ -27,8 +27,8 @@ class ClassicDamage(ClassicBase):
             if hit.amount > 0:
                 by_seat.setdefault(hit.seat, []).append(hit)
         totals: dict[int, tuple[int, str, int | None]] = {}
-        for seat in self.dock_order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if seat not in by_seat or player.pos is None:
                 continue
             total = 0
@@ -103,10 +103,9 @@ class ClassicDamage(ClassicBase):
             )
             if player.damage < DESTROYED_AT:
                 self.update_locks(player)
-        for seat in self.dock_order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
             if player.pos is not None and player.damage >= DESTROYED_AT:
-                self.destroy(seat, "damage", player.pos)
+                self.destroy(player.seat, "damage", player.pos)
 
     def destroy(self, seat: int, cause: str, where: Pos | None) -> None:
         """6.5: the robot leaves the board, loses an option card (player's choice) and a life;

@@ -48,8 +48,8 @@ class ClassicFlags(ClassicBase):
         total = len(grid.checkpoints)
         self.emit(EventKind.ELEMENT_STEP, cause="flags")
         finishers: list[int] = []
-        for seat in self.dock_order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if player.pos is None:
                 continue
             touched: Pos | None = None
@@ -158,8 +158,8 @@ class ClassicFlags(ClassicBase):
         grid = self.grid
         s.register = 0
         self.emit(EventKind.ELEMENT_STEP, cause="repairs")
-        for seat in self.dock_order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if player.pos is None:
                 continue
             best = 0  # 2 = crossed wrench and hammer, 1 = wrench, flag counts as 1
@@ -202,8 +202,8 @@ class ClassicFlags(ClassicBase):
                         amount=1,
                         cause="option card",
                     )
-        for seat in self.dock_order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if player.pos is not None and player.has("circuit_breaker") and player.damage >= 3:
                 player.announced = True
                 player.round_flags.add("breaker")
@@ -230,11 +230,9 @@ class ClassicFlags(ClassicBase):
         """3.6 P5.3 / 7.5: powered-down robots announce in dock order whether they stay down."""
         if self.classic_power_down:
             asked = [
-                seat
-                for seat in self.dock_order
-                if self.p(seat).pos is not None
-                and self.p(seat).shutdown
-                and "breaker" not in self.p(seat).round_flags
+                p.seat
+                for p in self.in_dock_order()
+                if p.pos is not None and p.shutdown and "breaker" not in p.round_flags
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
             stay = [

@@ -171,8 +171,8 @@ class ClassicLasers(ClassicBase):
         or a weapon option its player declares instead (8.4). A shot that hits nothing does
         nothing (and is no event, docs/rules-classic.md)."""
         shots: list[Shot] = []
-        for seat in self.dock_order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if not self.fires(player):
                 continue
             through = 1 if player.has("high_power_laser") else 0
