@@ -167,27 +167,14 @@ class ClassicActivation(ClassicBase):
         self, player: ClassicPlayer, cards: list[Card], done: list[str], remote: bool
     ) -> None:
         """Carry out one register (4.1, 4.3): a card, or a Crab Legs / Dual Processor pair."""
-        seat = player.seat
-        names = " ".join(c.name for c in cards)
-        mode = (done[0] if done else "dual_processor") if len(cards) == 2 else ""
-        causes = [w for w in ("radio control" if remote else "", mode.replace("_", " ")) if w]
-        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=names, cause=" ".join(causes) or None)
         if len(cards) == 2:
-            move = next(c for c in cards if is_move(c))
-            turn = next(c for c in cards if is_rotation(c))
-            if mode == "crab_legs":
-                side = player.facing.turned(ROTATIONS[card_type(turn)])
-                self.move(seat, side, 1, "crab legs")
-                return
-            steps = self.gear(player, card_type(move), remote, pair=True)
-            reduce = 2 if card_type(turn) == "u_turn" else 1
-            length = max(0, abs(steps) - reduce)
-            direction = player.facing if steps > 0 else player.facing.opposite
-            self.move(seat, direction, length, "dual processor")
-            if player.pos is not None:
-                self.rotate(seat, ROTATIONS[card_type(turn)], "card")
+            self.execute_pair(player, cards, done, remote)
             return
-        kind = card_type(cards[0])
+        seat = player.seat
+        card = cards[0]
+        cause = "radio control" if remote else None
+        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name, cause=cause)
+        kind = card_type(card)
         if kind in ROTATIONS:
             self.rotate(seat, ROTATIONS[kind], "card")
             return
@@ -196,6 +183,30 @@ class ClassicActivation(ClassicBase):
             self.move(seat, player.facing, steps, "card")
         else:
             self.move(seat, player.facing.opposite, -steps, "card")
+
+    def execute_pair(
+        self, player: ClassicPlayer, cards: list[Card], done: list[str], remote: bool
+    ) -> None:
+        """A move and a turn in one register: a Crab Legs sidestep, or a Dual Processor move
+        then turn (8.3 #6, #8; ``done`` holds the mode chosen at reveal)."""
+        seat = player.seat
+        mode = done[0] if done else "dual_processor"
+        causes = [w for w in ("radio control" if remote else "", mode.replace("_", " ")) if w]
+        names = " ".join(c.name for c in cards)
+        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=names, cause=" ".join(causes))
+        move = next(c for c in cards if is_move(c))
+        turn = next(c for c in cards if is_rotation(c))
+        if mode == "crab_legs":
+            side = player.facing.turned(ROTATIONS[card_type(turn)])
+            self.move(seat, side, 1, "crab legs")
+            return
+        steps = self.gear(player, card_type(move), remote, pair=True)
+        reduce = 2 if card_type(turn) == "u_turn" else 1
+        length = max(0, abs(steps) - reduce)
+        direction = player.facing if steps > 0 else player.facing.opposite
+        self.move(seat, direction, length, "dual processor")
+        if player.pos is not None:
+            self.rotate(seat, ROTATIONS[card_type(turn)], "card")
 
     def gear(self, player: ClassicPlayer, kind: str, remote: bool, pair: bool = False) -> int:
         """The squares a move card of type ``kind`` moves (negative: backward), after Brakes,

@@ -235,18 +235,15 @@ class ClassicRound(ClassicBase):
     def install_classic_program(
         self, player: ClassicPlayer, program: tuple[str | None, ...]
     ) -> None:
+        hand = {card.name: card for card in player.hand}  # every program card's name is unique
         for index, entry in enumerate(program):
             if entry is None:
                 continue
-            cards = []
-            for name in entry.split("+"):
-                card = next(c for c in player.hand if c.name == name)
-                player.hand.remove(card)
-                cards.append(card)
             register = player.registers[index]
-            register.cards = cards
+            register.cards = [hand.pop(name) for name in entry.split("+")]
             register.revealed = False
             register.done = []
+        player.hand = list(hand.values())  # the cards left, in their order
         player.programmed = True
         self.emit(EventKind.PROGRAMMED, seat=player.seat)
 
