@@ -122,6 +122,7 @@ def stage(method: F) -> F:
     @functools.wraps(method)
     def run(self: ClassicBase) -> None:
         self._asked = 0
+        self._queued = []
         if quiet is not None and quiet(self.s):
             try:
                 method(self)
@@ -186,6 +187,7 @@ class ClassicBase(StageDriver):
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
         self.powered_down_fire = "powered_down_robots_fire" in variants
         self._asked = 0
+        self._queued: list[Decision] = []  # questions waiting their turn (ask_in_turn)
         self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
         # Seats by ascending dock number, the order of announcements and choices (0.2). The
@@ -194,10 +196,15 @@ class ClassicBase(StageDriver):
         self.dock_order: tuple[int, ...] = tuple(state.dock_order())
 
     def pending_after(self, answered: Decision, pending: list[Decision]) -> list[Decision] | None:
-        """As the driver's, but the last programmer's decision changes (it gets the timer)."""
+        """As the driver's, but the last programmer's decision changes (it gets the timer),
+        and the next question :meth:`ask_in_turn` queued is the one a run would ask."""
         rest = super().pending_after(answered, pending)
         if rest is not None and self.timer and len(rest) == 1 and self.s.stage == "program":
             return None
+        while rest is None and self._queued:
+            question = self._queued.pop(0)
+            if question.id not in self.s.answers:
+                return [question]
         return rest
 
     # ============================================ provided by the concern mixins
@@ -269,8 +276,38 @@ class ClassicBase(StageDriver):
         info: dict[str, Any] | None = None,
     ) -> Any:
         """Ask one seat one question (one at a time, in the order the stage reaches them)."""
+        return self.answer(self.question(seat, kind, what, prompt, options, default, info))
+
+    def answer(self, decision: Decision) -> Any:
+        """The answer to one question (the stage suspends until it is there), checked again:
+        answers may be given to a stage directly (scenarios)."""
+        return self.validate(decision, self.ask_one(decision))
+
+    def ask_in_turn(self, questions: list[Decision]) -> list[Any]:
+        """The answers to questions known before any is answered (:meth:`question`), asked
+        one at a time in this order, as :meth:`choose` would. The ones after the question
+        that suspends the stage wait in turn: :meth:`pending_after` asks them without running
+        the stage again for every answer."""
+        answers = []
+        for index, decision in enumerate(questions):
+            if decision.id not in self.s.answers:
+                self._queued = questions[index + 1 :]
+            answers.append(self.answer(decision))
+        return answers
+
+    def question(
+        self,
+        seat: int,
+        kind: DecisionKind,
+        what: str,
+        prompt: str,
+        options: tuple[Any, ...],
+        default: str = "",
+        info: dict[str, Any] | None = None,
+    ) -> Decision:
+        """The stage's next question to one seat (numbered in the order the stage asks)."""
         self._asked += 1
-        decision = Decision(
+        return Decision(
             f"t{self.s.round}-r{self.s.register}-{self.s.stage}-{self._asked}-p{seat + 1}-{what}",
             seat,
             kind,
@@ -279,24 +316,18 @@ class ClassicBase(StageDriver):
             default or (f"{options[0]}" if options else ""),
             info or {},
         )
-        choice = self.ask_one(decision)
-        return self.validate(decision, choice)  # answers given to a stage directly (scenarios)
 
     def yes(self, seat: int, what: str, prompt: str) -> bool:
         return bool(self.choose(seat, CHOICE, what, prompt, NO_YES, "no") == "yes")
 
     def power_question(self, seat: int, what: str, prompt: str, default: bool = False) -> bool:
-        return bool(
-            self.choose(
-                seat,
-                POWER,
-                what,
-                prompt,
-                (False, True),
-                "yes" if default else "no",
-                {"default": default},
-            )
-        )
+        return bool(self.answer(self.power_decision(seat, what, prompt, default)))
+
+    def power_decision(self, seat: int, what: str, prompt: str, default: bool = False) -> Decision:
+        """A power-down question (true/false) to one seat."""
+        options = (False, True)
+        info = {"default": default}
+        return self.question(seat, POWER, what, prompt, options, "yes" if default else "no", info)
 
     def occupants(self) -> dict[Pos, list[int]]:
         """Robots on the board by square (several only where 1994 robots share a square)."""

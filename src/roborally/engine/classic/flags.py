@@ -235,11 +235,12 @@ class ClassicFlags(ClassicBase):
                 if p.pos is not None and p.shutdown and "breaker" not in p.round_flags
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
-            stay = [
-                s
-                for s in asked
-                if self.power_question(s, "stay_down", "Stay powered down next round?")
+            questions = [
+                self.power_decision(seat, "stay_down", "Stay powered down next round?")
+                for seat in asked
             ]
+            answers = self.ask_in_turn(questions)
+            stay = [seat for seat, yes in zip(asked, answers, strict=True) if yes]
             for seat in stay:
                 player = self.p(seat)
                 player.announced = True

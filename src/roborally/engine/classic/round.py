@@ -287,9 +287,11 @@ class ClassicRound(ClassicBase):
                 if p.active and not p.shutdown and not p.announced and (p.damage >= 1 or anyone)
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
-            down = [
-                s for s in asked if self.power_question(s, "power_down", "Power down next round?")
+            questions = [
+                self.power_decision(seat, "power_down", "Power down next round?") for seat in asked
             ]
+            answers = self.ask_in_turn(questions)
+            down = [seat for seat, yes in zip(asked, answers, strict=True) if yes]
             for seat in down:
                 player = self.p(seat)
                 player.announced = True
