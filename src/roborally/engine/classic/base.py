@@ -276,39 +276,8 @@ class ClassicBase(StageDriver):
         info: dict[str, Any] | None = None,
     ) -> Any:
         """Ask one seat one question (one at a time, in the order the stage reaches them)."""
-        return self.answer(self.question(seat, kind, what, prompt, options, default, info))
-
-    def answer(self, decision: Decision) -> Any:
-        """The answer to one question (the stage suspends until it is there), checked again:
-        answers may be given to a stage directly (scenarios)."""
-        return self.validate(decision, self.ask_one(decision))
-
-    def ask_in_turn(self, questions: list[Decision]) -> list[Any]:
-        """The answers to questions known before any is answered (:meth:`question`), asked
-        one at a time in this order, as :meth:`choose` would. The ones after the question
-        that suspends the stage wait in turn: :meth:`pending_after` asks them without running
-        the stage again for every answer."""
-        answers = []
-        for index, decision in enumerate(questions):
-            if decision.id not in self.s.answers:
-                self._queued = questions[index + 1 :]
-            answers.append(self.answer(decision))
-        return answers
-
-    def question(
-        self,
-        seat: int,
-        kind: DecisionKind,
-        what: str,
-        prompt: str,
-        options: tuple[Any, ...],
-        default: str = "",
-        info: dict[str, Any] | None = None,
-    ) -> Decision:
-        """The stage's next question to one seat (numbered in the order the stage asks)."""
-        self._asked += 1
-        return Decision(
-            f"t{self.s.round}-r{self.s.register}-{self.s.stage}-{self._asked}-p{seat + 1}-{what}",
+        decision = Decision(
+            self.question_id(seat, what),
             seat,
             kind,
             prompt,
@@ -316,6 +285,30 @@ class ClassicBase(StageDriver):
             default or (f"{options[0]}" if options else ""),
             info or {},
         )
+        return self.answer(decision)
+
+    def question_id(self, seat: int, what: str) -> str:
+        """The id of the stage's next question (numbered in the order the stage asks them)."""
+        self._asked += 1
+        s = self.s
+        return f"t{s.round}-r{s.register}-{s.stage}-{self._asked}-p{seat + 1}-{what}"
+
+    def answer(self, decision: Decision) -> Any:
+        """The answer to one question (the stage suspends until it is there), checked again:
+        answers may be given to a stage directly (scenarios)."""
+        return self.validate(decision, self.ask_one(decision))
+
+    def ask_in_turn(self, questions: list[Decision]) -> list[Any]:
+        """The answers to questions known before any is answered, asked one at a time in this
+        order, as :meth:`choose` would. The ones after the question that suspends the stage
+        wait in turn: :meth:`pending_after` asks them without running the stage again for
+        every answer."""
+        answers = []
+        for index, decision in enumerate(questions):
+            if decision.id not in self.s.answers:
+                self._queued = questions[index + 1 :]
+            answers.append(self.answer(decision))
+        return answers
 
     def yes(self, seat: int, what: str, prompt: str) -> bool:
         return bool(self.choose(seat, CHOICE, what, prompt, NO_YES, "no") == "yes")
@@ -325,9 +318,11 @@ class ClassicBase(StageDriver):
 
     def power_decision(self, seat: int, what: str, prompt: str, default: bool = False) -> Decision:
         """A power-down question (true/false) to one seat."""
-        options = (False, True)
-        info = {"default": default}
-        return self.question(seat, POWER, what, prompt, options, "yes" if default else "no", info)
+        question_id = self.question_id(seat, what)
+        fallback = "yes" if default else "no"
+        return Decision(
+            question_id, seat, POWER, prompt, (False, True), fallback, {"default": default}
+        )
 
     def occupants(self) -> dict[Pos, list[int]]:
         """Robots on the board by square (several only where 1994 robots share a square)."""
