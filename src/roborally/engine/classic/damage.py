@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from roborally.engine.classic.base import CHOICE, PLACE, RC_ENDED, ClassicBase, Hit, stage
 from roborally.engine.classic.model import ABLATIVE_CAPACITY, DESTROYED_AT, ClassicPlayer
+from roborally.engine.core.decisions import Decision
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
@@ -214,16 +215,17 @@ class ClassicDamage(ClassicBase):
         occupied = {p.pos for p in s.cplayers if p.pos is not None}
         plans: list[tuple[ClassicPlayer, Pos, Direction, bool]] = []
         for player in waiting:
-            pos, facing = self.ask_reentry_square(player, occupied)
-            occupied.add(pos)
-            down = player.announced
+            # The power-down question is known with the square's: both are asked in turn.
+            questions = [self.reentry_decision(player, occupied)]
             if self.classic_power_down:
-                down = self.power_question(
-                    player.seat,
-                    "power_down",
-                    "Re-enter powered down (your robot powers down next round)?",
-                    player.announced,
+                prompt = "Re-enter powered down (your robot powers down next round)?"
+                questions.append(
+                    self.power_decision(player.seat, "power_down", prompt, player.announced)
                 )
+            answers = self.ask_in_turn(questions)
+            pos, facing = self.reentry_square(player, answers[0])
+            occupied.add(pos)
+            down = bool(answers[1]) if self.classic_power_down else player.announced
             plans.append((player, pos, facing, down))
         for player, pos, facing, down in plans:
             self.reenter(player, pos, facing)
@@ -234,20 +236,20 @@ class ClassicDamage(ClassicBase):
         self.emit(EventKind.ROUND_ENDED)
         s.stage = "round_start"
 
-    def ask_reentry_square(
-        self, player: ClassicPlayer, occupied: set[Pos]
-    ) -> tuple[Pos, Direction]:
-        """The square and facing the robot's player chooses to re-enter on (6.7)."""
+    def reentry_decision(self, player: ClassicPlayer, occupied: set[Pos]) -> Decision:
+        """The question where the robot re-enters (6.7): the archive square's facing, or a
+        square and facing next to it when ``occupied`` includes the archive."""
         options = self.reentry_options(player, occupied)
-        choice = self.choose(
-            player.seat,
-            PLACE,
-            "reenter",
-            "Your robot re-enters: choose its facing"
-            if len(options[0]) == 1
-            else "The archive square is taken: choose a square and facing next to it",
-            options,
-        )
+        if len(options[0]) == 1:
+            prompt = "Your robot re-enters: choose its facing"
+        else:
+            prompt = "The archive square is taken: choose a square and facing next to it"
+        question_id = self.question_id(player.seat, "reenter")
+        return Decision(question_id, player.seat, PLACE, prompt, options, options[0], {})
+
+    @staticmethod
+    def reentry_square(player: ClassicPlayer, choice: str) -> tuple[Pos, Direction]:
+        """The square and facing a re-entry answer names (a facing alone: the archive)."""
         pos = player.archive
         letter = choice
         if " " in choice:
