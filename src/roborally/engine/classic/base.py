@@ -372,9 +372,9 @@ class ClassicBase(StageDriver):
 
     def register_priority(self, player: ClassicPlayer, r: int) -> int | None:
         cards = player.registers[r - 1].cards
-        if not cards:
-            return None
-        moves = [c for c in cards if is_move(c)]
+        if len(cards) <= 1:
+            return cards[0].priority if cards else None
+        moves = [c for c in cards if is_move(c)]  # a pair's priority is its move's
         return (moves or cards)[0].priority
 
     def executed_priority(self, player: ClassicPlayer, r: int) -> int | None:

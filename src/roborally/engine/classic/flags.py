@@ -53,7 +53,8 @@ class ClassicFlags(ClassicBase):
             if player.pos is None:
                 continue
             touched: Pos | None = None
-            for square in self.reach(player):
+            reach = self.reach(player)
+            for square in reach:
                 cell = grid.cell(square)
                 if cell is not None and cell.checkpoint == player.checkpoint + 1:
                     player.checkpoint += 1
@@ -68,7 +69,7 @@ class ClassicFlags(ClassicBase):
                     break
             if touched is None and not self.y94:
                 # [V1994] the backup token moves only to a checkpoint credited (004: 56-58)
-                for square in self.reach(player):
+                for square in reach:
                     cell = grid.cell(square)
                     if cell is not None and (cell.checkpoint is not None or cell.repair):
                         touched = square
