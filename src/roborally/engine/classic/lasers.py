@@ -42,15 +42,17 @@ class ClassicLasers(ClassicBase):
         for i, cell in enumerate(cells):
             if cell is not None and cell.pusher is not None:
                 stops[i] |= WALL_BIT[cell.pusher.direction.opposite]  # the side it hangs on
+        squares = [(i, i % width, i // width) for i, cell in enumerate(cells) if cell is not None]
         lines = []
         for direction in DIRECTIONS:
             out, into = WALL_BIT[direction], WALL_BIT[direction.opposite]
+            dx, dy = direction.dx, direction.dy
             line = [-1] * len(cells)
-            for i, cell in enumerate(cells):
-                x, y = i % width + direction.dx, i // width + direction.dy
-                if cell is None or stops[i] & out or not (0 <= x < width and 0 <= y < height):
+            for i, x, y in squares:
+                to_x, to_y = x + dx, y + dy
+                if stops[i] & out or not (0 <= to_x < width and 0 <= to_y < height):
                     continue
-                nxt = y * width + x
+                nxt = to_y * width + to_x
                 if cells[nxt] is not None and not stops[nxt] & into:
                     line[i] = nxt
             lines.append(line)
