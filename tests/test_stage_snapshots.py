@@ -40,6 +40,7 @@ def test_stages_without_snapshots_leave_the_game_untouched_when_they_ask(
         ("2023", "y23-rush-hour", []),
         ("2023", "y23-rush-hour", ["competitive_start"]),
         ("classic", "cl-first-shift", []),
+        ("classic", "cl-first-shift", ["power_down_without_damage"]),
         ("classic-1994", "cl-first-shift", ["option_cards", "timer"]),
     ],
 )
@@ -47,7 +48,8 @@ def test_skipping_a_stage_rerun_gives_the_decisions_a_rerun_would(
     edition: str, course: str, variants: list[str]
 ) -> None:
     """``Game.apply`` does not run the stage again while other decisions of its batch are
-    missing (``pending_after``); running it again must ask exactly those, with equal content."""
+    missing, or while questions asked in turn wait (``pending_after``; classic announcements
+    and re-entries); running it again must ask exactly those, with equal content."""
     game = new_game(course, 4, 5, max_rounds=4, variants=variants, edition=edition)
     bots = [RandomBot(seat) for seat in range(4)]
     skipped = 0

@@ -19,8 +19,11 @@ from roborally.engine.classic.model import (
     is_rotation,
 )
 from roborally.engine.core.cards import Card
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.geometry import Direction, Pos, Turn
+
+#: The events of a robot entering a square: [V1994] it touches the checkpoint there at once.
+PASSING = frozenset({EventKind.MOVED, EventKind.PUSHED, EventKind.CONVEYED})
 
 
 class ClassicActivation(ClassicBase):
@@ -35,10 +38,10 @@ class ClassicActivation(ClassicBase):
         Program (before), Abort Switch (after) and the Crab Legs / Dual Processor choice."""
         s = self.s
         r = s.register
-        order = s.dock_order()
+        robots = self.in_dock_order()
         self.emit(EventKind.REGISTER_STARTED)
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             p.shield_used.clear()
             if (
                 r == 1
@@ -49,8 +52,8 @@ class ClassicActivation(ClassicBase):
                 )
             ):
                 p.round_flags.add("stabilizer")
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             stored = p.stored.get("conditional_program")
             if (
@@ -75,8 +78,8 @@ class ClassicActivation(ClassicBase):
             self.discard_program(register.cards)
             register.cards = [stored]
             register.done = []
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             if not self.acting(p) or not register.cards:
                 continue
@@ -85,8 +88,8 @@ class ClassicActivation(ClassicBase):
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
             if "aborting" in p.round_flags and not register.locked:
                 self.replace_from_deck(p, register, "abort switch")
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             if (
                 not p.has("abort_switch")
@@ -101,8 +104,8 @@ class ClassicActivation(ClassicBase):
                 continue
             p.round_flags.update(("abort_used", "aborting"))
             self.replace_from_deck(p, register, "abort switch")
-        for seat in order:
-            p = self.p(seat)
+        for p in robots:
+            seat = p.seat
             register = p.registers[r - 1]
             if len(register.cards) != 2 or register.done:
                 continue
@@ -164,27 +167,14 @@ class ClassicActivation(ClassicBase):
         self, player: ClassicPlayer, cards: list[Card], done: list[str], remote: bool
     ) -> None:
         """Carry out one register (4.1, 4.3): a card, or a Crab Legs / Dual Processor pair."""
-        seat = player.seat
-        names = " ".join(c.name for c in cards)
-        mode = (done[0] if done else "dual_processor") if len(cards) == 2 else ""
-        causes = [w for w in ("radio control" if remote else "", mode.replace("_", " ")) if w]
-        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=names, cause=" ".join(causes) or None)
         if len(cards) == 2:
-            move = next(c for c in cards if is_move(c))
-            turn = next(c for c in cards if is_rotation(c))
-            if mode == "crab_legs":
-                side = player.facing.turned(ROTATIONS[card_type(turn)])
-                self.move(seat, side, 1, "crab legs")
-                return
-            steps = self.gear(player, card_type(move), remote, pair=True)
-            reduce = 2 if card_type(turn) == "u_turn" else 1
-            length = max(0, abs(steps) - reduce)
-            direction = player.facing if steps > 0 else player.facing.opposite
-            self.move(seat, direction, length, "dual processor")
-            if player.pos is not None:
-                self.rotate(seat, ROTATIONS[card_type(turn)], "card")
+            self.execute_pair(player, cards, done, remote)
             return
-        kind = card_type(cards[0])
+        seat = player.seat
+        card = cards[0]
+        cause = "radio control" if remote else None
+        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name, cause=cause)
+        kind = card_type(card)
         if kind in ROTATIONS:
             self.rotate(seat, ROTATIONS[kind], "card")
             return
@@ -193,6 +183,30 @@ class ClassicActivation(ClassicBase):
             self.move(seat, player.facing, steps, "card")
         else:
             self.move(seat, player.facing.opposite, -steps, "card")
+
+    def execute_pair(
+        self, player: ClassicPlayer, cards: list[Card], done: list[str], remote: bool
+    ) -> None:
+        """A move and a turn in one register: a Crab Legs sidestep, or a Dual Processor move
+        then turn (8.3 #6, #8; ``done`` holds the mode chosen at reveal)."""
+        seat = player.seat
+        mode = done[0] if done else "dual_processor"
+        causes = [w for w in ("radio control" if remote else "", mode.replace("_", " ")) if w]
+        names = " ".join(c.name for c in cards)
+        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=names, cause=" ".join(causes))
+        move = next(c for c in cards if is_move(c))
+        turn = next(c for c in cards if is_rotation(c))
+        if mode == "crab_legs":
+            side = player.facing.turned(ROTATIONS[card_type(turn)])
+            self.move(seat, side, 1, "crab legs")
+            return
+        steps = self.gear(player, card_type(move), remote, pair=True)
+        reduce = 2 if card_type(turn) == "u_turn" else 1
+        length = max(0, abs(steps) - reduce)
+        direction = player.facing if steps > 0 else player.facing.opposite
+        self.move(seat, direction, length, "dual processor")
+        if player.pos is not None:
+            self.rotate(seat, ROTATIONS[card_type(turn)], "card")
 
     def gear(self, player: ClassicPlayer, kind: str, remote: bool, pair: bool = False) -> int:
         """The squares a move card of type ``kind`` moves (negative: backward), after Brakes,
@@ -260,8 +274,11 @@ class ClassicActivation(ClassicBase):
         self.destroy(seat, cause, where)
 
     def emit(self, kind: EventKind, **fields: object) -> None:
-        super().emit(kind, **fields)
-        if self.y94 and kind in (EventKind.MOVED, EventKind.PUSHED, EventKind.CONVEYED):
+        # Mechanics.emit's one line rather than a call to it: a register emits dozens of
+        # events, and passing the fields on again cost a third of each.
+        s = self.s
+        s.events.append(Event(kind, s.round, s.register, **fields))  # type: ignore[arg-type]
+        if self.y94 and kind in PASSING:
             self.touch_in_passing(fields)
 
     def touch_in_passing(self, fields: dict[str, object]) -> None:

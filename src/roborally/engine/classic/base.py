@@ -61,34 +61,55 @@ def _no_option_cards(state: ClassicState) -> bool:
     return not any(p.options for p in state.cplayers)
 
 
-def _nobody_to_reenter(state: ClassicState) -> bool:
-    return not any(p.destroyed and not p.eliminated for p in state.cplayers)
+def _quiet_unless(*options: str, falls: bool = False) -> Callable[[ClassicState], bool]:
+    """The test of a stage that asks only through ``options`` and, with ``falls``, when a robot
+    holding two option cards or more is destroyed (it chooses the one it loses, 6.5)."""
+    asking = frozenset(options)
+
+    def quiet(state: ClassicState) -> bool:
+        for player in state.cplayers:
+            if not player.options:
+                continue
+            if falls and len(player.options) > 1:
+                return False
+            if any(card.name in asking for card in player.options):
+                return False
+        return True
+
+    return quiet
 
 
 #: Stages that cannot ask anything while their test holds, so they run without a snapshot (the
-#: snapshots were most of the classic engine's time). A stage asks only through an option card
-#: (a shield, a weapon, Brakes, a gear, Abort Switch, Recompile, Flywheel, a card to lose ...),
-#: only for a robot to re-enter, or never.
+#: snapshots were most of the classic engine's time). A stage asks only through the option
+#: cards its test names (Crab Legs: how a pair runs when Dual Processor is held too), through
+#: the card a destroyed robot loses (``falls``), through any option card (lasers: a weapon, or
+#: a card given up to prevent damage), or never.
 QUIET_WHEN: dict[str, Callable[[ClassicState], bool]] = {
     "stage_round_start": _never,
     "stage_power_down": _never,
     "stage_deal": _never,
     "stage_touch": _never,
     "stage_cleanup": _never,
-    "stage_recompile": _no_option_cards,
-    "stage_store": _no_option_cards,
-    "stage_reveal": _no_option_cards,
-    "stage_move": _no_option_cards,
-    "stage_elements": _no_option_cards,
+    "stage_recompile": _quiet_unless("recompile"),
+    "stage_store": _quiet_unless("conditional_program", "flywheel"),
+    "stage_reveal": _quiet_unless(
+        "gyroscopic_stabilizer", "conditional_program", "abort_switch", "crab_legs"
+    ),
+    "stage_move": _quiet_unless(
+        "brakes", "fourth_gear", "reverse_gear", "ramming_gear", falls=True
+    ),
+    "stage_elements": _quiet_unless(falls=True),
     "stage_lasers": _no_option_cards,
-    "stage_reenter": _nobody_to_reenter,
 }
 
-#: Stages that ask every question before they change anything, and whose questions do not
-#: depend on each other's answers: a suspension leaves the state as it was (only the events
-#: are cut back), so they need no snapshot either. Tests check this claim on whole games
+#: Stages that ask every question before they change anything (a question may depend on the
+#: answers before it, as a re-entry square on the squares chosen before it, never on a change
+#: the stage made): a suspension leaves the state as it was (only the events are cut back), so
+#: they need no snapshot either. Tests check this claim on whole games
 #: (``RulesClassic.check_untouched``).
-ASK_FIRST = frozenset({"stage_first_card", "stage_program", "stage_announce", "stage_stay_down"})
+ASK_FIRST = frozenset(
+    {"stage_first_card", "stage_program", "stage_announce", "stage_stay_down", "stage_reenter"}
+)
 
 
 def stage(method: F) -> F:
@@ -101,6 +122,7 @@ def stage(method: F) -> F:
     @functools.wraps(method)
     def run(self: ClassicBase) -> None:
         self._asked = 0
+        self._queued = []
         if quiet is not None and quiet(self.s):
             try:
                 method(self)
@@ -163,16 +185,26 @@ class ClassicBase(StageDriver):
         self.options_on = options_enabled(state.config)
         self.flags_repair = "no_flag_repair" not in variants
         self.timer = ("timer" in variants) if self.y94 else ("no_timer" not in variants)
+        self.powered_down_fire = "powered_down_robots_fire" in variants
         self._asked = 0
+        self._queued: list[Decision] = []  # questions waiting their turn (ask_in_turn)
         self.check_untouched = False  # tests: verify the ASK_FIRST stages' claim
-        self._shot_paths: dict[tuple[Pos, Direction], tuple[Pos, ...]] = {}
         self._rammed: set[int] = set()  # robots this card's movement rammed (Ramming Gear)
+        # Seats by ascending dock number, the order of announcements and choices (0.2). The
+        # docks are dealt before the first stage and never change, and stages ask for the
+        # order all the time, so it is sorted once here.
+        self.dock_order: tuple[int, ...] = tuple(state.dock_order())
 
     def pending_after(self, answered: Decision, pending: list[Decision]) -> list[Decision] | None:
-        """As the driver's, but the last programmer's decision changes (it gets the timer)."""
+        """As the driver's, but the last programmer's decision changes (it gets the timer),
+        and the next question :meth:`ask_in_turn` queued is the one a run would ask."""
         rest = super().pending_after(answered, pending)
         if rest is not None and self.timer and len(rest) == 1 and self.s.stage == "program":
             return None
+        while rest is None and self._queued:
+            question = self._queued.pop(0)
+            if question.id not in self.s.answers:
+                return [question]
         return rest
 
     # ============================================ provided by the concern mixins
@@ -223,7 +255,12 @@ class ClassicBase(StageDriver):
 
     # ----------------------------------------------------------- helpers
     def p(self, seat: int) -> ClassicPlayer:
-        return self.s.player(seat)
+        return self.s.players[seat]  # type: ignore[return-value]  # always ClassicPlayers
+
+    def in_dock_order(self) -> list[ClassicPlayer]:
+        """The robots by ascending dock number (0.2)."""
+        players = self.s.cplayers
+        return [players[seat] for seat in self.dock_order]
 
     def has_variant(self, name: str) -> bool:
         return name in self.s.config.variants
@@ -239,9 +276,8 @@ class ClassicBase(StageDriver):
         info: dict[str, Any] | None = None,
     ) -> Any:
         """Ask one seat one question (one at a time, in the order the stage reaches them)."""
-        self._asked += 1
         decision = Decision(
-            f"t{self.s.round}-r{self.s.register}-{self.s.stage}-{self._asked}-p{seat + 1}-{what}",
+            self.question_id(seat, what),
             seat,
             kind,
             prompt,
@@ -249,29 +285,49 @@ class ClassicBase(StageDriver):
             default or (f"{options[0]}" if options else ""),
             info or {},
         )
-        choice = self.ask_one(decision)
-        return self.validate(decision, choice)  # answers given to a stage directly (scenarios)
+        return self.answer(decision)
+
+    def question_id(self, seat: int, what: str) -> str:
+        """The id of the stage's next question (numbered in the order the stage asks them)."""
+        self._asked += 1
+        s = self.s
+        return f"t{s.round}-r{s.register}-{s.stage}-{self._asked}-p{seat + 1}-{what}"
+
+    def answer(self, decision: Decision) -> Any:
+        """The answer to one question (the stage suspends until it is there), checked again:
+        answers may be given to a stage directly (scenarios)."""
+        return self.validate(decision, self.ask_one(decision))
+
+    def ask_in_turn(self, questions: list[Decision]) -> list[Any]:
+        """The answers to questions known before any is answered, asked one at a time in this
+        order, as :meth:`choose` would. The ones after the question that suspends the stage
+        wait in turn: :meth:`pending_after` asks them without running the stage again for
+        every answer."""
+        answers = []
+        for index, decision in enumerate(questions):
+            if decision.id not in self.s.answers:
+                self._queued = questions[index + 1 :]
+            answers.append(self.answer(decision))
+        return answers
 
     def yes(self, seat: int, what: str, prompt: str) -> bool:
         return bool(self.choose(seat, CHOICE, what, prompt, NO_YES, "no") == "yes")
 
     def power_question(self, seat: int, what: str, prompt: str, default: bool = False) -> bool:
-        return bool(
-            self.choose(
-                seat,
-                POWER,
-                what,
-                prompt,
-                (False, True),
-                "yes" if default else "no",
-                {"default": default},
-            )
+        return bool(self.answer(self.power_decision(seat, what, prompt, default)))
+
+    def power_decision(self, seat: int, what: str, prompt: str, default: bool = False) -> Decision:
+        """A power-down question (true/false) to one seat."""
+        question_id = self.question_id(seat, what)
+        fallback = "yes" if default else "no"
+        return Decision(
+            question_id, seat, POWER, prompt, (False, True), fallback, {"default": default}
         )
 
     def occupants(self) -> dict[Pos, list[int]]:
         """Robots on the board by square (several only where 1994 robots share a square)."""
         occ: dict[Pos, list[int]] = {}
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             pos = self.s.players[seat].pos
             if pos is not None:
                 occ.setdefault(pos, []).append(seat)
@@ -316,9 +372,9 @@ class ClassicBase(StageDriver):
 
     def register_priority(self, player: ClassicPlayer, r: int) -> int | None:
         cards = player.registers[r - 1].cards
-        if not cards:
-            return None
-        moves = [c for c in cards if is_move(c)]
+        if len(cards) <= 1:
+            return cards[0].priority if cards else None
+        moves = [c for c in cards if is_move(c)]  # a pair's priority is its move's
         return (moves or cards)[0].priority
 
     def executed_priority(self, player: ClassicPlayer, r: int) -> int | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from roborally.engine.classic.base import CHOICE, PLACE, RC_ENDED, ClassicBase, Hit, stage
 from roborally.engine.classic.model import ABLATIVE_CAPACITY, DESTROYED_AT, ClassicPlayer
+from roborally.engine.core.decisions import Decision
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
@@ -27,8 +28,8 @@ class ClassicDamage(ClassicBase):
             if hit.amount > 0:
                 by_seat.setdefault(hit.seat, []).append(hit)
         totals: dict[int, tuple[int, str, int | None]] = {}
-        for seat in self.s.dock_order():
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if seat not in by_seat or player.pos is None:
                 continue
             total = 0
@@ -103,10 +104,9 @@ class ClassicDamage(ClassicBase):
             )
             if player.damage < DESTROYED_AT:
                 self.update_locks(player)
-        for seat in self.s.dock_order():
-            player = self.p(seat)
+        for player in self.in_dock_order():
             if player.pos is not None and player.damage >= DESTROYED_AT:
-                self.destroy(seat, "damage", player.pos)
+                self.destroy(player.seat, "damage", player.pos)
 
     def destroy(self, seat: int, cause: str, where: Pos | None) -> None:
         """6.5: the robot leaves the board, loses an option card (player's choice) and a life;
@@ -153,12 +153,16 @@ class ClassicDamage(ClassicBase):
             self.lose_option(player, name, "destroyed")
 
     # ------------------------------------------------------------ re-entry
-    def reentry_options(self, player: ClassicPlayer) -> tuple[str, ...]:
+    def reentry_options(
+        self, player: ClassicPlayer, occupied: set[Pos] | None = None
+    ) -> tuple[str, ...]:
         """6.7 / A-47: the archive square with a free facing, or, when it is occupied, a free
-        square around it whose facing sees no robot within 3 squares ([V1994]: any facing)."""
+        square around it whose facing sees no robot within 3 squares ([V1994]: any facing).
+        ``occupied``: the squares taken (default: the robots on the board now)."""
         archive = player.archive
         assert archive is not None
-        occupied = {p.pos for p in self.s.cplayers if p.pos is not None}
+        if occupied is None:
+            occupied = {p.pos for p in self.s.cplayers if p.pos is not None}
         if archive not in occupied:
             first = player.archive_arrow
             return (first.letter, *(d.letter for d in DIRECTIONS if d != first))
@@ -198,56 +202,77 @@ class ClassicDamage(ClassicBase):
     @stage
     def stage_reenter(self) -> None:
         """3.6 P5.4 / 6.7: destroyed robots re-enter in the order they were destroyed, with
-        2 damage (+ damage taken while powered down, A-46); they may power down next round."""
+        2 damage (+ damage taken while powered down, A-46); they may power down next round.
+
+        Every robot's square and power-down answer is asked first, each square with the ones
+        chosen before it taken, and only then do the robots re-enter (``ASK_FIRST``): the same
+        questions in the same order as re-entering one by one, without a snapshot."""
         s = self.s
         waiting = sorted(
             (p for p in s.cplayers if p.destroyed and not p.eliminated),
             key=lambda p: p.destroyed_seq,
         )
+        occupied = {p.pos for p in s.cplayers if p.pos is not None}
+        plans: list[tuple[ClassicPlayer, Pos, Direction, bool]] = []
         for player in waiting:
-            seat = player.seat
-            options = self.reentry_options(player)
-            choice = self.choose(
-                seat,
-                PLACE,
-                "reenter",
-                "Your robot re-enters: choose its facing"
-                if len(options[0]) == 1
-                else "The archive square is taken: choose a square and facing next to it",
-                options,
-            )
-            pos = player.archive
-            letter = choice
-            if " " in choice:
-                where, letter = choice.split()
-                pos = Pos.parse(where)
-            assert pos is not None
-            player.pos = pos
-            player.facing = Direction.parse(letter)
-            player.destroyed = False
-            player.reentry = None
-            if self.y94:
-                base = 2 if self.has_variant("worse_backup_copy") else 0
-            else:
-                base = 0 if player.has("superior_archive") else 2
-            player.damage = min(base + player.reentry_extra, DESTROYED_AT - 1)
-            player.reentry_extra = 0
-            player.pd_damage = 0
-            self.emit(EventKind.REENTERED, seat=seat, pos=pos, to_facing=player.facing)
-            if player.damage:
-                self.emit(
-                    EventKind.DAMAGED, seat=seat, pos=pos, amount=player.damage, cause="re-entry"
-                )
-            self.update_locks(player)
+            # The power-down question is known with the square's: both are asked in turn.
+            questions = [self.reentry_decision(player, occupied)]
             if self.classic_power_down:
-                player.announced = self.power_question(
-                    seat,
-                    "power_down",
-                    "Re-enter powered down (your robot powers down next round)?",
-                    player.announced,
+                prompt = "Re-enter powered down (your robot powers down next round)?"
+                questions.append(
+                    self.power_decision(player.seat, "power_down", prompt, player.announced)
                 )
+            answers = self.ask_in_turn(questions)
+            pos, facing = self.reentry_square(player, answers[0])
+            occupied.add(pos)
+            down = bool(answers[1]) if self.classic_power_down else player.announced
+            plans.append((player, pos, facing, down))
+        for player, pos, facing, down in plans:
+            self.reenter(player, pos, facing)
+            player.announced = down
         self.check_end()
         if s.over:
             return
         self.emit(EventKind.ROUND_ENDED)
         s.stage = "round_start"
+
+    def reentry_decision(self, player: ClassicPlayer, occupied: set[Pos]) -> Decision:
+        """The question where the robot re-enters (6.7): the archive square's facing, or a
+        square and facing next to it when ``occupied`` includes the archive."""
+        options = self.reentry_options(player, occupied)
+        if len(options[0]) == 1:
+            prompt = "Your robot re-enters: choose its facing"
+        else:
+            prompt = "The archive square is taken: choose a square and facing next to it"
+        question_id = self.question_id(player.seat, "reenter")
+        return Decision(question_id, player.seat, PLACE, prompt, options, options[0], {})
+
+    @staticmethod
+    def reentry_square(player: ClassicPlayer, choice: str) -> tuple[Pos, Direction]:
+        """The square and facing a re-entry answer names (a facing alone: the archive)."""
+        pos = player.archive
+        letter = choice
+        if " " in choice:
+            where, letter = choice.split()
+            pos = Pos.parse(where)
+        assert pos is not None
+        return pos, Direction.parse(letter)
+
+    def reenter(self, player: ClassicPlayer, pos: Pos, facing: Direction) -> None:
+        """The robot is back on the board with its re-entry damage (6.7, A-46)."""
+        seat = player.seat
+        player.pos = pos
+        player.facing = facing
+        player.destroyed = False
+        player.reentry = None
+        if self.y94:
+            base = 2 if self.has_variant("worse_backup_copy") else 0
+        else:
+            base = 0 if player.has("superior_archive") else 2
+        player.damage = min(base + player.reentry_extra, DESTROYED_AT - 1)
+        player.reentry_extra = 0
+        player.pd_damage = 0
+        self.emit(EventKind.REENTERED, seat=seat, pos=pos, to_facing=facing)
+        if player.damage:
+            self.emit(EventKind.DAMAGED, seat=seat, pos=pos, amount=player.damage, cause="re-entry")
+        self.update_locks(player)

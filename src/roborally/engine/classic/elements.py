@@ -37,7 +37,7 @@ class ClassicElements(ClassicBase):
         """One belt step (5.5): all robots on moving belts at once, with the conflict rules."""
         grid = self.grid
         movers: dict[int, tuple[Pos, Pos, Direction]] = {}
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             pos = self.s.players[seat].pos
             if pos is None:
                 continue
@@ -112,7 +112,7 @@ class ClassicElements(ClassicBase):
 
     def crushers(self, register: int) -> None:
         """5.14 / A-40: an active crusher destroys the robot under it."""
-        for seat in self.s.dock_order():
+        for seat in self.dock_order:
             pos = self.s.players[seat].pos
             if pos is None:
                 continue

@@ -48,12 +48,13 @@ class ClassicFlags(ClassicBase):
         total = len(grid.checkpoints)
         self.emit(EventKind.ELEMENT_STEP, cause="flags")
         finishers: list[int] = []
-        for seat in s.dock_order():
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if player.pos is None:
                 continue
             touched: Pos | None = None
-            for square in self.reach(player):
+            reach = self.reach(player)
+            for square in reach:
                 cell = grid.cell(square)
                 if cell is not None and cell.checkpoint == player.checkpoint + 1:
                     player.checkpoint += 1
@@ -68,7 +69,7 @@ class ClassicFlags(ClassicBase):
                     break
             if touched is None and not self.y94:
                 # [V1994] the backup token moves only to a checkpoint credited (004: 56-58)
-                for square in self.reach(player):
+                for square in reach:
                     cell = grid.cell(square)
                     if cell is not None and (cell.checkpoint is not None or cell.repair):
                         touched = square
@@ -158,8 +159,8 @@ class ClassicFlags(ClassicBase):
         grid = self.grid
         s.register = 0
         self.emit(EventKind.ELEMENT_STEP, cause="repairs")
-        for seat in s.dock_order():
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if player.pos is None:
                 continue
             best = 0  # 2 = crossed wrench and hammer, 1 = wrench, flag counts as 1
@@ -202,8 +203,8 @@ class ClassicFlags(ClassicBase):
                         amount=1,
                         cause="option card",
                     )
-        for seat in s.dock_order():
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if player.pos is not None and player.has("circuit_breaker") and player.damage >= 3:
                 player.announced = True
                 player.round_flags.add("breaker")
@@ -230,18 +231,17 @@ class ClassicFlags(ClassicBase):
         """3.6 P5.3 / 7.5: powered-down robots announce in dock order whether they stay down."""
         if self.classic_power_down:
             asked = [
-                seat
-                for seat in self.s.dock_order()
-                if self.p(seat).pos is not None
-                and self.p(seat).shutdown
-                and "breaker" not in self.p(seat).round_flags
+                p.seat
+                for p in self.in_dock_order()
+                if p.pos is not None and p.shutdown and "breaker" not in p.round_flags
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
-            stay = [
-                s
-                for s in asked
-                if self.power_question(s, "stay_down", "Stay powered down next round?")
+            questions = [
+                self.power_decision(seat, "stay_down", "Stay powered down next round?")
+                for seat in asked
             ]
+            answers = self.ask_in_turn(questions)
+            stay = [seat for seat, yes in zip(asked, answers, strict=True) if yes]
             for seat in stay:
                 player = self.p(seat)
                 player.announced = True

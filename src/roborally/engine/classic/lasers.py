@@ -6,12 +6,14 @@ damage.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from roborally.engine.classic.base import CHOICE, ClassicBase, Hit, stage
 from roborally.engine.classic.model import HOWITZER_USES, NUM_REGISTERS, ClassicPlayer
+from roborally.engine.core.board import WALL_BIT
 from roborally.engine.core.events import EventKind
-from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
 
 @dataclass
@@ -29,71 +31,65 @@ class Shot:
 class ClassicLasers(ClassicBase):
     """Step D: board lasers, robot lasers and weapon options."""
 
-    def shot_blocked(self, pos: Pos, direction: Direction) -> bool:
-        """Walls and pushers stop robot lasers (5.9, 001: 291, A-31)."""
-        if self.grid.wall_between(pos, direction):
-            return True
-        here = self.grid.cell(pos)
-        if (
-            here is not None
-            and here.pusher is not None
-            and here.pusher.direction == direction.opposite
-        ):
-            return True
-        there = self.grid.cell(pos.step(direction))
-        return (
-            there is not None and there.pusher is not None and there.pusher.direction == direction
-        )
+    @functools.cached_property
+    def shot_lines(self) -> tuple[list[int], ...]:
+        """For each direction, the square (grid index) a robot laser leaving each square enters
+        next, or -1 where a wall, a pusher (5.9, 001: 291, A-31) or the course edge stops it.
+        Built once per game, when the first robot fires: the board never changes."""
+        grid = self.grid
+        width, height, cells = grid.width, grid.height, grid.cells
+        stops = list(grid.walls)  # the sides of each square a shot cannot cross
+        for i, cell in enumerate(cells):
+            if cell is not None and cell.pusher is not None:
+                stops[i] |= WALL_BIT[cell.pusher.direction.opposite]  # the side it hangs on
+        squares = [(i, i % width, i // width) for i, cell in enumerate(cells) if cell is not None]
+        lines = []
+        for direction in DIRECTIONS:
+            out, into = WALL_BIT[direction], WALL_BIT[direction.opposite]
+            dx, dy = direction.dx, direction.dy
+            line = [-1] * len(cells)
+            for i, x, y in squares:
+                to_x, to_y = x + dx, y + dy
+                if stops[i] & out or not (0 <= to_x < width and 0 <= to_y < height):
+                    continue
+                nxt = to_y * width + to_x
+                if cells[nxt] is not None and not stops[nxt] & into:
+                    line[i] = nxt
+            lines.append(line)
+        return tuple(lines)
 
-    def shot_path(self, start: Pos, direction: Direction) -> tuple[Pos, ...]:
-        """The squares after ``start`` a robot laser crosses until a wall, a pusher
-        (:meth:`shot_blocked`) or the course edge stops it; computed once per square and
-        direction (the board never changes)."""
-        key = (start, direction)
-        path = self._shot_paths.get(key)
-        if path is None:
-            squares: list[Pos] = []
-            cur = start
-            while not self.shot_blocked(cur, direction):
-                cur = cur.step(direction)
-                if not self.grid.is_on_course(cur):
-                    break
-                squares.append(cur)
-            path = self._shot_paths[key] = tuple(squares)
-        return path
+    def occupied_squares(self) -> dict[int, list[int]]:
+        """:meth:`occupants` by grid index, as :attr:`shot_lines` and board lasers name them."""
+        index = self.grid.index
+        return {index(pos): seats for pos, seats in self.occupants().items()}
 
     def trace(
-        self, seat: int, direction: Direction, through: int
+        self, seat: int, direction: Direction, through: int, occupied: dict[int, list[int]]
     ) -> tuple[list[list[int]], Pos, bool]:
         """The robots a shot from ``seat`` hits (the first one; with High-Power Laser also the
         next one behind one wall or robot), where the shot ends, and whether it hit a robot
-        after passing an obstacle."""
+        after passing an obstacle. ``occupied``: :meth:`occupied_squares`."""
+        grid = self.grid
         pos = self.s.players[seat].pos
         assert pos is not None
-        occ = self.occupants()
-        if through <= 0:  # the common case: the first robot on a path known in advance
-            path = self.shot_path(pos, direction)
-            for square in path:
-                if square in occ:
-                    return [occ[square]], square, False
-            return [], path[-1] if path else pos, False
+        ahead = self.shot_lines[direction]
+        here = grid.index(pos)
         groups: list[list[int]] = []
-        cur = pos
         passed = False
         while True:
-            if self.shot_blocked(cur, direction):
-                if through <= 0:
-                    return groups, cur, False
-                through -= 1
+            nxt = ahead[here]
+            if nxt < 0:
+                beyond = grid.pos(here).step(direction)
+                if through <= 0 or not grid.is_on_course(beyond):
+                    return groups, grid.pos(here), False
+                through -= 1  # through a wall or pusher
                 passed = True
-            nxt = cur.step(direction)
-            if not self.grid.is_on_course(nxt):
-                return groups, cur, False
-            cur = nxt
-            if cur in occ:
-                groups.append(occ[cur])
+                nxt = grid.index(beyond)
+            here = nxt
+            if here in occupied:
+                groups.append(occupied[here])
                 if through <= 0:
-                    return groups, cur, passed
+                    return groups, grid.pos(here), passed
                 through -= 1
                 passed = True
 
@@ -109,7 +105,7 @@ class ClassicLasers(ClassicBase):
     def fires(self, player: ClassicPlayer) -> bool:
         if not player.active:
             return False
-        return not player.shutdown or self.has_variant("powered_down_robots_fire")
+        return not player.shutdown or self.powered_down_fire
 
     def weapon_uses(self, player: ClassicPlayer, target: ClassicPlayer, distance: int) -> list[str]:
         r = self.s.register
@@ -137,24 +133,32 @@ class ClassicLasers(ClassicBase):
     def stage_lasers(self) -> None:
         """3.5 D / 5.8-5.9 / 8.4: board and robot lasers fire at once; weapon options are
         declared first in dock order; damage, destruction, pushes, then register effects."""
-        s = self.s
-        order = s.dock_order()
         self.emit(EventKind.ELEMENT_STEP, cause="lasers")
+        occupied = self.occupied_squares()  # nobody moves before the damage
+        hits = self.board_laser_fire(occupied)
+        shots = self.declare_shots(occupied)
+        hits.extend(self.shot_hits(shots))
+        self.apply_damage(hits)
+        self.weapon_pushes(shots)
+        self.weapon_register_effects(shots)
+        self.s.stage = "touch"
+
+    def board_laser_fire(self, occupied: dict[int, list[int]]) -> list[Hit]:
+        """Every board laser fires (5.8): the first robot in its beam is hit."""
+        grid = self.grid
         hits: list[Hit] = []
-        occ = self.occupants()
-        for origin, laser, path in self.grid.lasers:
+        for origin, laser, path in grid.lasers:
             targets: list[int] = []
             last = path[-1]
             for index in path:
-                here = self.grid.pos(index)
-                if here in occ:
-                    targets, last = occ[here], index
+                if index in occupied:
+                    targets, last = occupied[index], index
                     break
             self.emit(
                 EventKind.SHOT,
                 seat=targets[0] if targets else None,
                 pos=origin,
-                to=self.grid.pos(last),
+                to=grid.pos(last),
                 facing=laser.direction,
                 amount=laser.beams,
                 cause="board laser",
@@ -162,38 +166,52 @@ class ClassicLasers(ClassicBase):
             hits.extend(
                 Hit(t, laser.beams, "board laser", laser.direction.opposite) for t in targets
             )
+        return hits
+
+    def declare_shots(self, occupied: dict[int, list[int]]) -> list[Shot]:
+        """The robot shots that hit a robot, in dock order, each with its use: the main laser
+        or a weapon option its player declares instead (8.4). A shot that hits nothing does
+        nothing (and is no event, docs/rules-classic.md)."""
         shots: list[Shot] = []
-        for seat in order:
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if not self.fires(player):
                 continue
             through = 1 if player.has("high_power_laser") else 0
-            groups, end, pierced = self.trace(seat, player.facing, through)
-            use = "laser"
+            groups, end, pierced = self.trace(seat, player.facing, through, occupied)
             if groups:
-                target = self.p(groups[0][0])
-                assert player.pos is not None and target.pos is not None
-                distance = abs(target.pos.x - player.pos.x) + abs(target.pos.y - player.pos.y)
-                uses = self.weapon_uses(player, target, distance)
-                if uses:
-                    use = self.choose(
-                        seat,
-                        CHOICE,
-                        "weapon",
-                        f"Your main laser hits {target.name}: fire it, or use an option instead?",
-                        ("laser", *uses),
-                        info={"target": target.seat},
-                    )
-            shots.append(Shot(seat, player.facing, groups, end, use, pierced))
+                use = self.declare_use(player, self.p(groups[0][0]))
+                shots.append(Shot(seat, player.facing, groups, end, use, pierced))
             if player.has("rear_firing_laser"):
-                back, back_end, _ = self.trace(seat, player.facing.opposite, 0)
-                shots.append(Shot(seat, player.facing.opposite, back, back_end, "rear"))
+                back, back_end, _ = self.trace(seat, player.facing.opposite, 0, occupied)
+                if back:
+                    shots.append(Shot(seat, player.facing.opposite, back, back_end, "rear"))
+        return shots
+
+    def declare_use(self, player: ClassicPlayer, target: ClassicPlayer) -> str:
+        """How the robot's main laser hits ``target``: ``laser``, or a weapon option."""
+        assert player.pos is not None and target.pos is not None
+        distance = abs(target.pos.x - player.pos.x) + abs(target.pos.y - player.pos.y)
+        uses = self.weapon_uses(player, target, distance)
+        if not uses:
+            return "laser"
+        use: str = self.choose(
+            player.seat,
+            CHOICE,
+            "weapon",
+            f"Your main laser hits {target.name}: fire it, or use an option instead?",
+            ("laser", *uses),
+            info={"target": target.seat},
+        )
+        return use
+
+    def shot_hits(self, shots: list[Shot]) -> list[Hit]:
+        """The robot shots fire (a SHOT event each): the damage of lasers and Mini Howitzer."""
+        hits: list[Hit] = []
         for shot in shots:
             player = self.p(shot.seat)
             rear = shot.use == "rear"
             amount = 2 if player.has("double_barreled_laser") and not rear else 1
-            if not shot.groups:
-                continue  # a robot's shot that hits nothing is no event (docs/rules-classic.md)
             first = shot.groups[0]
             weapon = shot.use.split()[0]
             self.emit(
@@ -218,8 +236,11 @@ class ClassicLasers(ClassicBase):
                         Hit(t, amount, "rear laser" if rear else "robot laser", side, shot.seat)
                         for t in group
                     )
-        self.apply_damage(hits)
-        # 8.4 (3): pushes and pulls of surviving targets, in dock order of the firing robots.
+        return hits
+
+    def weapon_pushes(self, shots: list[Shot]) -> None:
+        """8.4 (3): Mini Howitzer uses, then the pushes and pulls of surviving targets, in dock
+        order of the firing robots."""
         for shot in shots:
             player = self.p(shot.seat)
             weapon = shot.use.split()[0]
@@ -235,7 +256,9 @@ class ClassicLasers(ClassicBase):
                 continue
             direction = shot.direction if weapon != "tractor_beam" else shot.direction.opposite
             self.push(target.pos, direction, None, weapon.replace("_", " "))
-        # 8.4 (4): register effects.
+
+    def weapon_register_effects(self, shots: list[Shot]) -> None:
+        """8.4 (4): Fire Control, Scrambler and Radio Control act on the target's registers."""
         for shot in shots:
             weapon, *rest = shot.use.split()
             if not shot.groups or weapon not in ("fire_control", "scrambler", "radio_control"):
@@ -255,7 +278,7 @@ class ClassicLasers(ClassicBase):
             elif weapon == "fire_control" and target.has(rest[1]):
                 self.lose_option(target, rest[1], "fire control")
             elif weapon == "scrambler":
-                nxt = target.registers[s.register]
+                nxt = target.registers[self.s.register]
                 if target.active and nxt.cards and not nxt.locked:
                     self.replace_from_deck(target, nxt, "scrambler")
                     nxt.revealed = False
@@ -267,4 +290,3 @@ class ClassicLasers(ClassicBase):
                     other=shot.seat,
                     cause="radio control",
                 )
-        s.stage = "touch"

@@ -11,6 +11,7 @@ id (``ablative_coat``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -115,6 +116,7 @@ def is_rotation(card: Card | str) -> bool:
     return card_type(card) in ROTATIONS
 
 
+@functools.cache  # asked whenever damage changes, for a handful of values
 def locks_for(damage: int) -> frozenset[int]:
     """Registers locked by ``damage`` tokens: register r locks from 10 - r tokens (6.2)."""
     return frozenset(r for r in range(1, NUM_REGISTERS + 1) if damage >= DESTROYED_AT - r)
@@ -165,7 +167,8 @@ class ClassicPlayer(Player):
         return self.pos is not None
 
     def has(self, option: str) -> bool:
-        return any(c.name == option for c in self.options)
+        # Asked for every robot at every step; most robots hold no option card at all.
+        return bool(self.options) and any(c.name == option for c in self.options)
 
     def option_names(self) -> list[str]:
         return [c.name for c in self.options]

@@ -46,8 +46,8 @@ class ClassicRound(ClassicBase):
     @stage
     def stage_emergency(self) -> None:
         """7.7: before dealing, each robot may shut down for this round (dock order)."""
-        for seat in self.s.dock_order():
-            player = self.p(seat)
+        for player in self.in_dock_order():
+            seat = player.seat
             if not player.active:
                 continue
             if player.announced:  # Circuit Breaker (8.3 #4): no choice
@@ -80,8 +80,7 @@ class ClassicRound(ClassicBase):
         """3.1 P0: announced robots power down (damage removed); the deck is rebuilt."""
         s = self.s
         if not self.emergency:
-            for seat in s.dock_order():
-                player = self.p(seat)
+            for player in self.in_dock_order():
                 down = player.announced and player.active
                 player.announced = False
                 if down:
@@ -97,11 +96,7 @@ class ClassicRound(ClassicBase):
         s.stage = "deal"
 
     def programmers(self) -> list[ClassicPlayer]:
-        return [
-            self.p(seat)
-            for seat in self.s.dock_order()
-            if self.p(seat).active and not self.p(seat).shutdown
-        ]
+        return [p for p in self.in_dock_order() if p.active and not p.shutdown]
 
     @stage
     def stage_deal(self) -> None:
@@ -240,18 +235,15 @@ class ClassicRound(ClassicBase):
     def install_classic_program(
         self, player: ClassicPlayer, program: tuple[str | None, ...]
     ) -> None:
+        hand = {card.name: card for card in player.hand}  # every program card's name is unique
         for index, entry in enumerate(program):
             if entry is None:
                 continue
-            cards = []
-            for name in entry.split("+"):
-                card = next(c for c in player.hand if c.name == name)
-                player.hand.remove(card)
-                cards.append(card)
             register = player.registers[index]
-            register.cards = cards
+            register.cards = [hand.pop(name) for name in entry.split("+")]
             register.revealed = False
             register.done = []
+        player.hand = list(hand.values())  # the cards left, in their order
         player.programmed = True
         self.emit(EventKind.PROGRAMMED, seat=player.seat)
 
@@ -290,17 +282,16 @@ class ClassicRound(ClassicBase):
         if self.classic_power_down:
             anyone = self.has_variant("power_down_without_damage")
             asked = [
-                seat
-                for seat in self.s.dock_order()
-                if self.p(seat).active
-                and not self.p(seat).shutdown
-                and not self.p(seat).announced
-                and (self.p(seat).damage >= 1 or anyone)
+                p.seat
+                for p in self.in_dock_order()
+                if p.active and not p.shutdown and not p.announced and (p.damage >= 1 or anyone)
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
-            down = [
-                s for s in asked if self.power_question(s, "power_down", "Power down next round?")
+            questions = [
+                self.power_decision(seat, "power_down", "Power down next round?") for seat in asked
             ]
+            answers = self.ask_in_turn(questions)
+            down = [seat for seat, yes in zip(asked, answers, strict=True) if yes]
             for seat in down:
                 player = self.p(seat)
                 player.announced = True

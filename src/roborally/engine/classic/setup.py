@@ -83,7 +83,7 @@ class ClassicSetup(ClassicBase):
         """2.5: robots on docks 1..n clockwise from the first player, facing the factory.
         [V1994] 2.6: every robot starts on checkpoint 1, facing where its player chooses."""
         s = self.s
-        for seat in s.dock_order():
+        for seat in self.dock_order:
             player = self.p(seat)
             if self.y94:
                 cp1 = s.grid.checkpoints[0]
