@@ -19,11 +19,8 @@ from roborally.engine.classic.model import (
     is_rotation,
 )
 from roborally.engine.core.cards import Card
-from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Direction, Pos, Turn
-
-#: The events of a robot entering a square: [V1994] it touches the checkpoint there at once.
-PASSING = frozenset({EventKind.MOVED, EventKind.PUSHED, EventKind.CONVEYED})
 
 
 class ClassicActivation(ClassicBase):
@@ -273,18 +270,10 @@ class ClassicActivation(ClassicBase):
         """6.5: a robot that leaves the board or enters a pit is destroyed."""
         self.destroy(seat, cause, where)
 
-    def emit(self, kind: EventKind, **fields: object) -> None:
-        # Mechanics.emit's one line rather than a call to it: a register emits dozens of
-        # events, and passing the fields on again cost a third of each.
-        s = self.s
-        s.events.append(Event(kind, s.round, s.register, **fields))  # type: ignore[arg-type]
-        if self.y94 and kind in PASSING:
-            self.touch_in_passing(fields)
-
-    def touch_in_passing(self, fields: dict[str, object]) -> None:
-        """[V1994] 5.10 / A-60: a checkpoint counts as soon as the robot enters its square."""
-        seat, to = fields.get("seat"), fields.get("to")
-        if not isinstance(seat, int) or not isinstance(to, Pos):
+    def arrived(self, seat: int | None, to: Pos | None) -> None:
+        """[V1994] 5.10 / A-60: a checkpoint counts as soon as the robot enters its square
+        (the 1994 rules watch ``base.PASSING``, see ``arrival_kinds``)."""
+        if seat is None or to is None:
             return
         cell = self.grid.cell(to)
         player = self.p(seat)
@@ -292,8 +281,8 @@ class ClassicActivation(ClassicBase):
             return
         player.checkpoint += 1
         player.archive, player.archive_arrow = to, player.facing
-        super().emit(EventKind.CHECKPOINT_REACHED, seat=seat, pos=to, amount=player.checkpoint)
-        super().emit(EventKind.ARCHIVED, seat=seat, pos=to, facing=player.facing)
+        self.emit(EventKind.CHECKPOINT_REACHED, seat=seat, pos=to, amount=player.checkpoint)
+        self.emit(EventKind.ARCHIVED, seat=seat, pos=to, facing=player.facing)
         if player.checkpoint == len(self.grid.checkpoints):
             self.s.touched_last.append(seat)
 

@@ -170,6 +170,11 @@ def options_enabled(config: GameConfig) -> bool:
     return "no_option_cards" not in config.variants
 
 
+#: [V1994] The events after which the 1994 rules look for a checkpoint under the robot: it
+#: counts as soon as the robot passes over it (5.10, A-60).
+PASSING = frozenset({EventKind.MOVED, EventKind.PUSHED, EventKind.CONVEYED})
+
+
 class ClassicBase(StageDriver):
     """The shared state and helpers of the classic rules' mixins (see the module docstring)."""
 
@@ -180,6 +185,8 @@ class ClassicBase(StageDriver):
         super().__init__(state)
         variants = state.config.variants
         self.y94 = state.config.edition == "classic-1994"
+        if self.y94:
+            self.arrival_kinds = PASSING  # checkpoints count in passing (see arrived)
         self.emergency = "emergency_shutdown" in variants
         self.classic_power_down = not self.y94 and not self.emergency
         self.options_on = options_enabled(state.config)

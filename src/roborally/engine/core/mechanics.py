@@ -31,10 +31,42 @@ class Mechanics:
         self.less_deadly = "less_deadly" in state.config.variants
 
     # ----------------------------------------------------------------- events
-    def emit(self, kind: EventKind, **fields: object) -> None:
-        self.s.events.append(
-            Event(kind, self.s.round, self.s.register, **fields)  # type: ignore[arg-type]
-        )
+    #: The kinds of event after which :meth:`arrived` hears where a robot went: none here
+    #: (classic 1994 counts a checkpoint as soon as a robot passes over it).
+    arrival_kinds: frozenset[EventKind] = frozenset()
+
+    def emit(
+        self,
+        kind: EventKind,
+        *,
+        seat: int | None = None,
+        pos: Pos | None = None,
+        to: Pos | None = None,
+        facing: Direction | None = None,
+        to_facing: Direction | None = None,
+        card: str | None = None,
+        amount: int | None = None,
+        other: int | None = None,
+        cause: str | None = None,
+        secret: bool = False,
+    ) -> None:
+        """Record an event of the current register (the fields are :class:`Event`'s).
+
+        The fields are spelled out and passed on by position: a register emits about 45
+        events, and collecting them as keyword arguments to unpack again cost a third more.
+        """
+        s = self.s
+        s.events.append(
+            Event(
+                kind, s.round, s.register, seat, pos, to, facing, to_facing, card, amount,
+                other, cause, secret,
+            )
+        )  # fmt: skip
+        if kind in self.arrival_kinds:
+            self.arrived(seat, to)
+
+    def arrived(self, seat: int | None, to: Pos | None) -> None:
+        """A robot moved, was pushed or conveyed onto ``to`` (see :attr:`arrival_kinds`)."""
 
     # ---------------------------------------------------------------- hooks
     def on_fall(self, seat: int, where: Pos, board: int, cause: str) -> None:
