@@ -7,6 +7,7 @@ rules let it see (spec 4.7).
 
 from __future__ import annotations
 
+import dataclasses
 import doctest
 import importlib
 import json
@@ -594,3 +595,13 @@ def test_permutations_helper_matches_engine_for_small_hands() -> None:
     """The brute-force counter used above agrees with a direct set of permutations."""
     hand = ["a", "a", "b", "c"]
     assert count_programs(hand, 3) == len(set(permutations(hand, 3)))
+
+
+def test_a_decision_sets_every_field_and_stays_frozen() -> None:
+    """Decision writes its fields by hand (for speed): every field, and still immutable."""
+    decision = Decision("d", 1, DecisionKind.UPGRADE, "?", ("a", "b"), "a", {"x": 1})
+    assert set(vars(decision)) == {f.name for f in dataclasses.fields(Decision)}
+    assert dataclasses.replace(decision, seat=2).seat == 2
+    assert Decision("d", 1, DecisionKind.UPGRADE, "?").info == {}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        decision.seat = 3  # type: ignore[misc]

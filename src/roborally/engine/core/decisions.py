@@ -31,13 +31,16 @@ class DecisionKind(StrEnum):
 TIMEOUT = "timeout"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Decision:
     """A question the game asks one seat.
 
     ``options`` lists every legal choice when there are few; for a program it is empty and
     ``info`` says what may be used (``hand``, ``locked`` registers, ``registers`` to fill).
     ``default`` describes what :data:`TIMEOUT` does.
+
+    >>> Decision("t1-r0-p1-program", 0, DecisionKind.PROGRAM, "Program your robot").info
+    {}
     """
 
     id: str
@@ -47,6 +50,27 @@ class Decision:
     options: tuple[Any, ...] = ()
     default: str = ""
     info: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        id: str,
+        seat: int,
+        kind: DecisionKind,
+        prompt: str,
+        options: tuple[Any, ...] = (),
+        default: str = "",
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        # Straight into the instance dictionary: a frozen dataclass's own __init__ sets each
+        # field through object.__setattr__, twice as slow, and the stages make many decisions.
+        fields = self.__dict__
+        fields["id"] = id
+        fields["seat"] = seat
+        fields["kind"] = kind
+        fields["prompt"] = prompt
+        fields["options"] = options
+        fields["default"] = default
+        fields["info"] = {} if info is None else info
 
 
 @dataclass(frozen=True)

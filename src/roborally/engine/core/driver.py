@@ -70,12 +70,15 @@ class StageDriver(Mechanics):
 
     def ask(self, decisions: list[Decision]) -> dict[str, Any]:
         """The answers to ``decisions``; suspends the stage while any is missing."""
-        missing = [d for d in decisions if d.id not in self.s.answers]
+        answers = self.s.answers
+        missing = [d for d in decisions if d.id not in answers]
         if missing:
-            raise Suspend(list(missing))
-        return {d.id: self.s.answers[d.id].choice for d in decisions}
+            raise Suspend(missing)
+        return {d.id: answers[d.id].choice for d in decisions}
 
     def ask_one(self, decision: Decision) -> Any:
+        """The answer to one decision (its default on a timeout); suspends until it comes.
+        Through :meth:`ask`, which previews override to answer by themselves."""
         choice = self.ask([decision])[decision.id]
         if choice == TIMEOUT:
             return self.default_choice(decision)

@@ -8,6 +8,8 @@ each piece runs and what a fall or a hit costs (the hooks :meth:`Mechanics.on_fa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from roborally.engine.core.board import WALL_BIT, BeltColor
 from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.geometry import Direction, Pos, Turn
@@ -17,7 +19,7 @@ from roborally.engine.core.state import GameState
 class Suspend(Exception):
     """Raised inside a stage when it needs decisions that have not been answered yet."""
 
-    def __init__(self, decisions: list[object]) -> None:
+    def __init__(self, decisions: Sequence[object]) -> None:
         super().__init__(f"{len(decisions)} decision(s) pending")
         self.decisions = decisions
 

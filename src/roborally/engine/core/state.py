@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, Self
 
 from roborally.engine.core.board import Course, Grid
@@ -240,6 +241,14 @@ class Player:
         return cards
 
 
+@cache
+def turn_orders(players: int) -> tuple[tuple[int, ...], ...]:
+    """The turn order of a table of ``players`` for each holder of the priority token (the
+    rules ask for it about fifteen times a register; it is made once)."""
+    seats = tuple(range(players))
+    return tuple(seats[first:] + seats[:first] for first in seats)
+
+
 @dataclass
 class GameState:
     #: The fields holding a list, dict or set, copied by :meth:`copy`; a subclass adds its own.
@@ -252,7 +261,6 @@ class GameState:
         "upgrade_deck",
         "upgrade_discard",
         "glitch_installed",
-        "order",
     )
 
     config: GameConfig
@@ -284,7 +292,7 @@ class GameState:
     # shows of a game without upgrades (as it always has).
     upgrade_rng: Rng = field(default_factory=lambda: SplitMix64(0))
     glitch_installed: list[int] = field(default_factory=list)  # HW-INSTALL: discard at round end
-    order: list[int] = field(default_factory=list)  # turn order fixed for the current step
+    order: tuple[int, ...] = ()  # turn order fixed for the current step
     window: int = 0  # uses made in the current activation window
 
     def copy(self) -> Self:
@@ -305,11 +313,14 @@ class GameState:
         self.next_uid += 1
         return card
 
-    def turn_order(self) -> list[int]:
-        """Seats in turn order: the priority token holder first, then clockwise."""
+    def turn_order(self) -> tuple[int, ...]:
+        """Seats in turn order: the priority token holder first, then clockwise.
+
+        >>> turn_orders(4)[1]
+        (1, 2, 3, 0)
+        """
         n = len(self.players)
-        first = self.priority % n
-        return [*range(first, n), *range(first)]
+        return turn_orders(n)[self.priority % n]
 
     def robot_at(self, pos: Pos) -> int | None:
         for p in self.players:

@@ -118,7 +118,7 @@ def observation(
         "register": state.register,
         "stage": state.stage,
         "priority": state.priority,
-        "turn_order": state.turn_order(),
+        "turn_order": list(state.turn_order()),
         "checkpoints": [_pos(p) for p in state.grid.checkpoints],
         # competitive start (11.1.5): start spaces blocked by the players' cubes, for all to see
         "blocked_starts": sorted([p.x, p.y] for p in state.blocked_starts),
