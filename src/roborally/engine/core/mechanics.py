@@ -341,7 +341,8 @@ class Mechanics:
     def board_laser_hits(self) -> dict[int, int]:
         """Beams hitting each robot (nearest robot in each beam), emitting SHOT events."""
         grid = self.grid
-        occupancy = {grid.index(pos): seat for pos, seat in self.s.occupancy().items()}
+        width = grid.width
+        occupancy = {p.pos.y * width + p.pos.x: p.seat for p in self.s.players if p.pos}
         hits: dict[int, int] = {}
         for origin, laser, path in grid.lasers:
             target = None
