@@ -215,6 +215,8 @@ def _check_choice_type(decision: Decision, choice: Any) -> None:
     """Refuse a choice whose type cannot match any option, as malformed (not merely illegal)."""
     if choice == TIMEOUT or not decision.options:
         return
+    if type(choice) is str and choice in decision.options:
+        return  # an option as offered (only a string equals a string): nothing to check
     if not any(_same_shape(choice, option) for option in decision.options):
         if all(isinstance(o, bool) for o in decision.options):
             raise InvalidActionError(f"{decision.id}: answer true or false, got {choice!r}")

@@ -249,6 +249,8 @@ class Course:
         return cls(board.name, (PlacedBoard(board),), **kwargs)  # type: ignore[arg-type]
 
 
+_new_tuple = tuple.__new__
+
 # Wall bits in Grid.walls
 WALL_BIT = (1, 2, 4, 8)
 
@@ -442,7 +444,8 @@ class Grid:
         return pos.y * self.width + pos.x
 
     def pos(self, index: int) -> Pos:
-        return Pos(index % self.width, index // self.width)
+        # tuple.__new__ skips the named tuple's keyword-taking constructor (a hot path).
+        return _new_tuple(Pos, (index % self.width, index // self.width))
 
     def cell(self, pos: Pos) -> Cell | None:
         """The cell at ``pos``, or ``None`` when ``pos`` is off the course."""
@@ -461,7 +464,7 @@ class Grid:
 
     def active(self, pos: Pos) -> Cell | None:
         """The cell if its non-laser elements act (not covered by a checkpoint/reboot token)."""
-        i = self.index(pos)
+        i = pos[1] * self.width + pos[0]
         if self.inactive[i]:
             return None
         return self.cells[i]

@@ -20,8 +20,11 @@ class Suspend(Exception):
     """Raised inside a stage when it needs decisions that have not been answered yet."""
 
     def __init__(self, decisions: Sequence[object]) -> None:
-        super().__init__(f"{len(decisions)} decision(s) pending")
+        super().__init__()  # no message to format: stages suspend all the time
         self.decisions = decisions
+
+    def __str__(self) -> str:
+        return f"{len(self.decisions)} decision(s) pending"
 
 
 class Mechanics:
@@ -82,7 +85,8 @@ class Mechanics:
 
     def edge_blocks(self, pos: Pos, direction: Direction) -> bool:
         """Whether the step from ``pos`` is blocked by a wall (or an outer edge made a wall)."""
-        if self.grid.walls[self.grid.index(pos)] & WALL_BIT[direction]:
+        grid = self.grid
+        if grid.walls[pos[1] * grid.width + pos[0]] & WALL_BIT[direction]:
             return True
         return self.less_deadly and self.exits_course(pos, direction)
 
@@ -136,7 +140,8 @@ class Mechanics:
         :meth:`floats` says otherwise. Returns False if it fell."""
         player = self.s.players[seat]
         player.pos = nxt
-        if self.grid.pits[self.grid.index(nxt)] and not self.floats(seat):
+        grid = self.grid
+        if grid.pits[nxt[1] * grid.width + nxt[0]] and not self.floats(seat):
             player.pos = None
             self.fall(seat, last, nxt, "pit")
             return False
@@ -251,7 +256,7 @@ class Mechanics:
         for p in players:
             if p.pos is None or (only is not None and p.seat != only):
                 continue
-            belt = grid.belts[grid.index(p.pos)]
+            belt = grid.belts[p.pos[1] * grid.width + p.pos[0]]
             if belt is not None and belt.color in colors:
                 movers[p.seat] = (p.pos, p.pos.step(belt.out), belt.out)
         if not movers:
