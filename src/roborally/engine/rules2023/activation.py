@@ -46,7 +46,8 @@ class Activation2023(Base2023):
         """4.3.1 step A1: every register card is revealed; SPAM and Again-in-1 are replaced."""
         r = self.s.register
         self.emit(EventKind.REGISTER_STARTED)
-        for seat in self.s.turn_order():
+        order = self.s.turn_order()
+        for seat in order:
             player = self.s.players[seat]
             register = player.registers[r - 1]
             if not register.cards or register.revealed:
@@ -57,21 +58,28 @@ class Activation2023(Base2023):
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
             if len(register.cards) != 1:
                 continue  # a Crab Legs pair: a Move 1 and a Rotate card, nothing to replace
-            if (
-                register.cards[0].name == "spam"
-                and r <= 3
-                and self.s.upgrades
-                and self.has(player, "chaos_theory")
-            ):
-                self.gain_energy(player, 1, "chaos theory")  # 000: 813-817
-            first = self.replace_revealed(player, register.cards[0], r)
-            register.cards = [first] if first.uid >= 0 else []
+            name = register.cards[0].name
+            if name == "spam" or (name == "again" and r == 1):
+                self.replace_first(player, register, r)
         for player in self.s.players:
-            player.fresh = []
+            if player.fresh:
+                player.fresh = []
         self.s.turn = 0
         self.s.window = 0
-        self.s.order = self.s.turn_order()
+        self.s.order = order
         self.s.stage = "turns"
+
+    def replace_first(self, player: Player, register: Register, r: int) -> None:
+        """A revealed SPAM (Chaos Theory gains from it) or Again in register 1 is replaced."""
+        if (
+            register.cards[0].name == "spam"
+            and r <= 3
+            and self.s.upgrades
+            and self.has(player, "chaos_theory")
+        ):
+            self.gain_energy(player, 1, "chaos theory")  # 000: 813-817
+        first = self.replace_revealed(player, register.cards[0], r)
+        register.cards = [first] if first.uid >= 0 else []
 
     def replace_revealed(self, player: Player, card: Card, r: int) -> Card:
         """5.5 / 5.2: a revealed SPAM (or Again in register 1) is replaced from the deck."""
@@ -104,23 +112,25 @@ class Activation2023(Base2023):
         """
         order = self.s.order or self.s.turn_order()
         parts = len(TURN_STEPS)
+        end = parts * len(order)
+        state = self.s
         self._step_a = True
         try:
-            while self.s.turn < parts * len(order):
-                seat = order[self.s.turn // parts]
-                part = TURN_STEPS[self.s.turn % parts]
-                if part == "reenter":
-                    self.maybe_reenter(seat)
-                elif part == "resolve":
+            while state.turn < end:
+                index, part = divmod(state.turn, parts)
+                seat, step = order[index], TURN_STEPS[part]
+                if step == "resolve":
                     self.resolve_turn(seat)
-                else:
-                    self.turn_window(seat, part)
-                self.s.turn += 1
-                self.s.window = 0
+                elif step != "reenter":
+                    self.turn_window(seat, step)
+                elif state.register == 1:  # robots re-enter at the start of a round (8.5)
+                    self.maybe_reenter(seat)
+                state.turn += 1
+                state.window = 0
         finally:
             self._step_a = False
-        self.s.turn = 0
-        self.s.stage = "board"
+        state.turn = 0
+        state.stage = "board"
 
     def resolve_turn(self, seat: int) -> None:
         player = self.s.players[seat]
@@ -242,7 +252,7 @@ class Activation2023(Base2023):
 
     def magnetic_near(self, seat: int, reach: int) -> bool:
         """Whether another robot with Magnetic stands within ``reach`` spaces of ``seat``'s."""
-        magnetic = [p for p in self.s.players if self.has(p, "magnetic")]  # mostly none
+        magnetic = self.holders("magnetic", besides=seat)  # mostly none
         return bool(magnetic and self.robots_near(seat, reach, magnetic))
 
     def robots_near(self, seat: int, reach: int, robots: list[Player]) -> list[Player]:

@@ -47,6 +47,8 @@ class Choices2023(Base2023):
                 raise InvalidActionError(
                     f"{decision.id}: the choice is one of the option texts, got {choice!r}"
                 )
+            if choice in decision.options:
+                return choice  # as offered (the options differ in more than case and spaces)
             wanted = " ".join(choice.split()).lower()
             for option in decision.options:
                 if option.lower() == wanted:

@@ -150,10 +150,11 @@ class Triggers2023(Base2023):
         pos = self.s.players[seat].pos
         if pos is None:
             return []
-        if not any(self.has(p, "magnetic") for p in self.s.players if p.seat != seat):
+        magnetic = {p.seat for p in self.holders("magnetic", besides=seat)}
+        if not magnetic:
             return []  # most often: no need to look at the neighbours
         near = self.adjacent(pos)
-        return [o for o in self.s.turn_order() if o in near and self.has(o, "magnetic")]
+        return [o for o in self.s.turn_order() if o in near and o in magnetic]
 
     def magnetic(self, mover: int, seats: list[int], direction: Direction, n: int) -> None:
         """12-C9: move the same number of spaces the neighbour moved, in the same direction."""

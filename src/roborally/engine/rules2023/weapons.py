@@ -18,6 +18,7 @@ REPLACEMENT_WEAPONS = (
     "tractor_beam",
     "displacing_blast",
 )
+REPLACEMENT_SET = frozenset(REPLACEMENT_WEAPONS)
 #: One shot of a laser: its direction, the robots it hits (nearest first), where the beam
 #: ends, the damage to each robot, and its cause.
 Shot = tuple[Direction, list[int], Pos, int, str]
@@ -51,6 +52,8 @@ class Weapons2023(Base2023):
         weapon = self.choose_weapon(seat)
         if weapon == "main":
             shots = self.laser_shots(seat, main=True)
+            if not shots:
+                return  # nothing in line: no shot, no event
             asks = any(self.shield_asks(self.s.players[t]) for shot in shots for t in shot[1])
             self.attempt(seat, self.shoot, seat, shots, asks=asks)
         else:
@@ -61,7 +64,7 @@ class Weapons2023(Base2023):
         """``main``, or the replacement weapon the player fires instead (asked only if one
         is usable: it needs a robot in the line of fire)."""
         player = self.s.players[seat]
-        if not self.holds_any(player, frozenset(REPLACEMENT_WEAPONS)):
+        if not self.holds_any(player, REPLACEMENT_SET):
             return "main"
         hit = self.first_hit(seat, player.facing)
         if hit is None:
@@ -116,9 +119,9 @@ class Weapons2023(Base2023):
                 directions = [player.facing.turned(Turn(i)) for i in range(4)]
             damage = 2 if "double_barrel_laser" in names else 1
             for direction in directions:
-                if not self.robot_ahead(seat, direction):
-                    continue  # nothing to hit: no need to trace the beam
                 if "rail_gun" in names:
+                    if not self.robot_ahead(seat, direction):
+                        continue  # nothing to hit: no need to follow the rail
                     targets, end = self.rail_line(seat, direction)
                     if targets:
                         shots.append((direction, targets, end, damage, "robot laser"))
