@@ -141,10 +141,15 @@ class Activation2023(Base2023):
             return
         effects = self.acted_effects(seat, register)
         self.ask_up_front(seat, register, effects)
-        if "two_cards" in effects:
-            asks = self.two_cards_may_ask(seat, self.ask_card_order(seat))
+        drawn = self.ask_card_order(seat) if "two_cards" in effects else None
+        if drawn is None:
+            reach = max((MAGNET_REACH.get(effect, 1) for effect in effects), default=1)
         else:
-            asks = self.card_may_ask(seat, effects)
+            effects, reach = self.drawn_effects(seat, drawn), ANYWHERE
+        # Only a Magnetic robot within reach can follow the card's moves: most often there is
+        # none, and then the moves do not look for one (Triggers2023.move).
+        self._magnets_near = not effects <= STILL_EFFECTS and self.magnetic_near(seat, reach)
+        asks = self._magnets_near or self.card_may_ask(seat, effects, drawn)
         if self.s.upgrades or asks:
             self.attempt(seat, self.resolve_register, seat, register, asks=asks)
         else:
@@ -201,47 +206,42 @@ class Activation2023(Base2023):
             self.ask_one(self.card_order_decision(seat, drawn))
         return drawn
 
-    def card_may_ask(self, seat: int, effects: set[str]) -> bool:
-        """Whether carrying out ``effects`` (one card's, :meth:`acted_effects`) can ask anyone
-        anything beyond the questions asked up front (:meth:`ask_up_front`): if not, the
-        card runs without a snapshot. Errs on the side of asking."""
+    def card_may_ask(self, seat: int, effects: set[str], drawn: list[Card] | None) -> bool:
+        """Whether carrying out ``effects`` (one card's, :meth:`acted_effects`, or the cards
+        Double Draw ``drawn``) can ask its owner anything beyond the questions asked up front
+        (:meth:`ask_up_front`, :meth:`ask_card_order`) when no Magnetic robot is near: if
+        not, the card runs without a snapshot. Errs on the side of asking."""
         player = self.s.players[seat]
         names = {c.name for c in player.installed}
+        if drawn is not None and self.drawn_cards_ask(names, effects, drawn):
+            return True
         if any(ASKING_ON_EFFECT.get(effect) in names for effect in effects):
             return True
-        if effects <= STILL_EFFECTS:
+        if effects <= STILL_EFFECTS or not names & ASKING_ON_PUSH:
             return False
-        reach = max(MAGNET_REACH.get(effect, 1) for effect in effects)
-        if self.magnetic_near(seat, reach):
-            return True
-        # No robot follows by Magnetic, so a robot the card pushes stands in its path.
-        return bool(names & ASKING_ON_PUSH) and self.push_asks(
-            names, self.robots_in_path(player, effects)
-        )
+        # No robot follows by Magnetic, so a robot one card pushes stands in its path; the
+        # second of Double Draw's cards moves from wherever the first left the robot.
+        if drawn is None:
+            pushable = self.robots_in_path(player, effects)
+        else:
+            pushable = self.robots_near(seat, ANYWHERE, self.s.players)
+        return self.push_asks(names, pushable)
 
-    def two_cards_may_ask(self, seat: int, drawn: list[Card]) -> bool:
-        """Whether Double Draw's ``drawn`` cards, their order asked up front, can ask anything
-        more (:meth:`card_may_ask`). The second card moves the robot from wherever the first
-        left it, so robots that may be pushed or follow are looked for on the whole board."""
-        if not self.s.upgrades:
-            return False
+    def drawn_effects(self, seat: int, drawn: list[Card]) -> set[str]:
+        """The effects Double Draw's ``drawn`` cards carry out (an Again: what it repeats)."""
         effects = {self.effect_of(c) for c in drawn}
         if "again" in effects:
             effects.discard("again")
             effects.add(self.repeated_effect(seat) or "spam")
-        player = self.s.players[seat]
-        names = {c.name for c in player.installed}
-        if effects & ASKING_WHEN_DRAWN or any(ASKING_ON_EFFECT.get(e) in names for e in effects):
+        return effects
+
+    @staticmethod
+    def drawn_cards_ask(names: set[str], effects: set[str], drawn: list[Card]) -> bool:
+        """Whether Double Draw's cards ask a question that a register's card asks up front:
+        the sidestep, HW-INSTALL's choice, Brakes on a Move 1 (``names``: the upgrades)."""
+        if effects & ASKING_WHEN_DRAWN:
             return True
-        if "brakes" in names and any(c.name == "move1" for c in drawn):
-            return True
-        if effects <= STILL_EFFECTS:
-            return False
-        if self.magnetic_near(seat, ANYWHERE):
-            return True
-        return bool(names & ASKING_ON_PUSH) and self.push_asks(
-            names, self.robots_near(seat, ANYWHERE, self.s.players)
-        )
+        return "brakes" in names and any(c.name == "move1" for c in drawn)
 
     @staticmethod
     def push_asks(names: set[str], pushable: list[Player]) -> bool:

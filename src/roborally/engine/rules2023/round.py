@@ -36,14 +36,7 @@ class Round2023(Base2023):
         """4.2 step 1: draw up to the hand size, reshuffling the discard when the deck runs out."""
         for seat in self.s.turn_order():
             player = self.s.players[seat]
-            drawn = 0
-            size = self.hand_size(player)
-            while len(player.hand) < size:
-                card = self.draw(player)
-                if card is None:
-                    break
-                player.hand.append(card)
-                drawn += 1
+            drawn = self.draw_into_hand(player, self.hand_size(player) - len(player.hand))
             self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=drawn)
         if self.s.upgrades:
             self.spam_filter()
@@ -58,15 +51,32 @@ class Round2023(Base2023):
 
     def draw(self, player: Player) -> Card | None:
         """The top card of a player's deck; the discard is shuffled in when the deck is empty."""
-        if not player.deck:
-            if not player.discard:
-                return None  # 12-B12: the draw fails silently
-            player.deck = player.discard
-            player.discard = []
-            self.s.rng.shuffle(player.deck)
-            self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        if not player.deck and not self.reshuffle(player):
+            return None  # 12-B12: the draw fails silently
         player.top_visible = False  # Spam Filter shows the top card only until it is drawn
         return player.deck.pop()
+
+    def draw_into_hand(self, player: Player, count: int) -> int:
+        """Draw ``count`` cards into the hand, as :meth:`draw` one by one would, but taking
+        them from the deck in slices; returns how many were drawn."""
+        drawn = 0
+        while drawn < count and (player.deck or self.reshuffle(player)):
+            take = min(count - drawn, len(player.deck))
+            player.hand.extend(reversed(player.deck[-take:]))  # the top (the end) first
+            del player.deck[-take:]
+            player.top_visible = False
+            drawn += take
+        return drawn
+
+    def reshuffle(self, player: Player) -> bool:
+        """The empty deck is made of the shuffled discard; False if that is empty too."""
+        if not player.discard:
+            return False
+        player.deck = player.discard
+        player.discard = []
+        self.s.rng.shuffle(player.deck)
+        self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        return True
 
     def program_decision(self, player: Player) -> Decision:
         locked = [i + 1 for i, r in enumerate(player.registers) if r.locked]
@@ -99,13 +109,15 @@ class Round2023(Base2023):
         self.s.stage = "memory"
 
     def install_program(self, player: Player, program: tuple[str | None, ...]) -> None:
+        names = [c.name for c in player.hand]  # kept in step with the hand
         for index, entry in enumerate(program):
             if entry is None:
                 continue
             cards: list[Card] = []
             for name in entry.split("+"):  # a Crab Legs pair holds two cards (000: 733)
                 # By position: list.remove would compare the cards field by field.
-                at = next(i for i, c in enumerate(player.hand) if c.name == name)
+                at = names.index(name)
+                del names[at]
                 cards.append(player.hand.pop(at))
             player.registers[index].cards = cards
         player.programmed = True
@@ -116,9 +128,10 @@ class Round2023(Base2023):
     def discard_hand(self, player: Player) -> None:
         """4.2 step 4: discard the rest of the hand; damage cards stay (000: 174)."""
         less_spam = "less_spam" in self.s.config.variants
+        types = self._card_types  # card_type() without a call per card
         keep: list[Card] = []
         for card in player.hand:
-            kind = self.card_type(card)
+            kind = types[card.name]
             if kind is CardType.HAYWIRE or (kind is CardType.SPAM and not less_spam):
                 keep.append(card)
             else:

@@ -55,7 +55,7 @@ class Triggers2023(Base2023):
             self._rammed = set()
             self._spiked = set()
         pushed_before = len(self._pushed)
-        if card_move:
+        if card_move and self._magnets_near:
             magnets = self.magnet_candidates(seat)
         moved = self.moving(super().move, seat, direction, steps, cause)
         if magnets and moved > 0:

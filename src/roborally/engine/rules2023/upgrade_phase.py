@@ -6,6 +6,7 @@ Filter; and HW-INSTALL's free install for one round.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
@@ -18,12 +19,8 @@ MAX_UNDOS = 2
 
 
 def _options(*groups: list[str]) -> tuple[str, ...]:
-    result: list[str] = []
-    for group in groups:
-        for option in group:
-            if option not in result:
-                result.append(option)
-    return tuple(result)
+    """The options of ``groups`` in order, each once."""
+    return tuple(dict.fromkeys(chain.from_iterable(groups)))
 
 
 class UpgradePhase2023(Base2023):
@@ -114,26 +111,34 @@ class UpgradePhase2023(Base2023):
         self.s.stage = "draw"
 
     def upgrade_options(self, player: Player) -> tuple[str, ...]:
-        draw: list[str] = []
+        options = ["done"]
         if (
             not player.drew
             and player.energy >= 1
             and (self.s.upgrade_deck or self.s.upgrade_discard)
         ):
-            draw.append("draw")
-        install: list[str] = []
-        if not player.installed_now:
-            specs = upgrade_specs()
-            for card in player.reserve:
-                spec = specs[card.name]
-                if spec.cost <= player.energy and (
-                    self.count_installed(player, spec.permanent) < MAX_INSTALLED
-                ):
-                    install.append(f"install {card.name}")
-        undo = [f"undo install {name}"] if (name := self.undoable(player)) else []
-        use = self.any_time_options(player, upgrade_phase=True)
-        uninstall = [f"uninstall {c.name}" for c in player.installed]
-        return _options(["done"], draw, install, undo, use, uninstall)
+            options.append("draw")
+        if not player.installed_now and player.reserve:
+            options.extend(self.install_options(player))
+        if name := self.undoable(player):
+            options.append(f"undo install {name}")
+        if player.installed:
+            options.extend(self.any_time_options(player, upgrade_phase=True))
+            options.extend(f"uninstall {c.name}" for c in player.installed)
+        return _options(options)
+
+    def install_options(self, player: Player) -> list[str]:
+        """The reserve cards ``player`` can pay for and has room for (3 of each type)."""
+        specs = upgrade_specs()
+        full = {
+            permanent: self.count_installed(player, permanent) >= MAX_INSTALLED
+            for permanent in (True, False)
+        }
+        return [
+            f"install {card.name}"
+            for card in player.reserve
+            if specs[card.name].cost <= player.energy and not full[specs[card.name].permanent]
+        ]
 
     def undoable(self, player: Player) -> str | None:
         """The card this phase's install put in place, if that install may be taken back.
@@ -198,6 +203,8 @@ class UpgradePhase2023(Base2023):
     def any_time_options(self, player: Player, upgrade_phase: bool) -> list[str]:
         """Non-movement temporaries usable outside a register (4.5 W-UP / W-PROG, 12-C8)."""
         result: list[str] = []
+        if not player.installed:
+            return result
         names = [c.name for c in player.installed]
         if "recharge" in names and player.energy < MAX_ENERGY:
             result.append("use recharge")
