@@ -78,10 +78,13 @@ class Round2023(Base2023):
         self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
         return True
 
+    def program_id(self, player: Player) -> str:
+        return f"t{self.s.round}-p{player.seat + 1}-program"
+
     def program_decision(self, player: Player) -> Decision:
         locked = [i + 1 for i, r in enumerate(player.registers) if r.locked]
         return Decision(
-            f"t{self.s.round}-p{player.seat + 1}-program",
+            self.program_id(player),
             player.seat,
             DecisionKind.PROGRAM,
             "Program your registers",
@@ -97,14 +100,16 @@ class Round2023(Base2023):
 
     def stage_program(self) -> None:
         """4.2 step 2-4: every player programs (simultaneously); then the hands are discarded."""
-        decisions = [self.program_decision(p) for p in self.s.players]
-        answers = self.ask(decisions)
+        players = self.s.players
+        answers = self.s.answers
+        ids = [self.program_id(p) for p in players]
+        if not all(i in answers for i in ids):  # the decisions are built only to be asked
+            self.ask([self.program_decision(p) for p in players])
         for seat in self.s.turn_order():
-            decision = decisions[seat]
-            choice = answers[decision.id]
+            choice = answers[ids[seat]].choice
             if choice == TIMEOUT:
-                choice = self.default_choice(decision)
-            self.install_program(self.s.players[seat], choice)
+                choice = self.default_choice(self.program_decision(players[seat]))
+            self.install_program(players[seat], choice)
         self.reset_windows()
         self.s.stage = "memory"
 
@@ -140,23 +145,26 @@ class Round2023(Base2023):
 
     def stage_shutdown(self) -> None:
         """4.2 step 5 / 8.8: after everyone programmed, any player may shut down."""
-        decisions = [
-            Decision(
-                f"t{self.s.round}-p{p.seat + 1}-shutdown",
-                p.seat,
-                DecisionKind.SHUTDOWN,
-                "Shut down this round? (clears all your damage; your robot does nothing)",
-                (False, True),
-                "no shutdown",
-            )
-            for p in self.s.players
-        ]
-        answers = self.ask(decisions)
+        answers = self.s.answers
+        ids = [f"t{self.s.round}-p{p.seat + 1}-shutdown" for p in self.s.players]
+        if not all(i in answers for i in ids):  # the decisions are built only to be asked
+            self.ask([self.shutdown_decision(i, seat) for seat, i in enumerate(ids)])
         for seat in self.s.turn_order():
-            if answers[decisions[seat].id] is True:
+            if answers[ids[seat]].choice is True:
                 self.shut_down(self.s.players[seat])
         self.s.register = 1
         self.s.stage = "reveal"
+
+    @staticmethod
+    def shutdown_decision(decision_id: str, seat: int) -> Decision:
+        return Decision(
+            decision_id,
+            seat,
+            DecisionKind.SHUTDOWN,
+            "Shut down this round? (clears all your damage; your robot does nothing)",
+            (False, True),
+            "no shutdown",
+        )
 
     def shut_down(self, player: Player) -> None:
         """8.8: reveal the registers; damage to the damage discard, other cards to the discard."""

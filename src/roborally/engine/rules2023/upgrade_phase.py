@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain
-from typing import Any
 
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
 from roborally.engine.core.events import EventKind
@@ -45,53 +44,86 @@ class UpgradePhase2023(Base2023):
         Each round of questions goes to every player who is not done; the answers apply in turn
         order (12-B2), and the progress is kept in the state, so observations stay current. If
         applying an answer asks a follow-up (Memory Swap), the whole round of answers is applied
-        again once it is answered.
+        again once it is answered. ``options`` lists ``done`` first (the default); a player
+        with nothing else is done without a question.
         """
+        players = self.s.players
         while True:
-            decisions: list[Decision] = []
-            for seat in self.s.turn_order():
-                player = self.s.players[seat]
-                if player.window_done:
-                    continue
-                legal = options(player)
-                if len(legal) <= 1:
-                    player.window_done = True
-                    continue
-                decisions.append(
-                    Decision(
-                        f"t{self.s.round}-p{seat + 1}-{name}-{player.steps}",
-                        seat,
-                        kind,
-                        prompt,
-                        legal,
-                        f"{legal[0]}",
-                        {"window": name, "energy": player.energy},
-                    )
-                )
-            if not decisions:
-                return
-            answers = self.ask(decisions)
-            if any(str(a).endswith("memory_swap") for a in answers.values()):
-                self.attempt(None, self.apply_window, decisions, answers, apply)  # it asks
+            waiting = [
+                players[seat] for seat in self.s.turn_order() if not players[seat].window_done
+            ]
+            choices = self.answered_round(name, waiting)
+            if choices is None:
+                choices = self.ask_window_round(name, waiting, options, kind, prompt)
+                if not choices:
+                    return  # nobody has anything left to do
+            if any(choice.endswith("memory_swap") for _, choice in choices):
+                self.attempt(None, self.apply_window, choices, apply)  # it asks
             else:
-                self.apply_window(decisions, answers, apply)
+                self.apply_window(choices, apply)
+
+    def window_id(self, name: str, player: Player) -> str:
+        return f"t{self.s.round}-p{player.seat + 1}-{name}-{player.steps}"
+
+    def answered_round(self, name: str, waiting: list[Player]) -> list[tuple[Player, str]] | None:
+        """The choices of a round of questions all of ``waiting`` have answered (None: not
+        asked yet, or not all answered). Everyone not done was asked (a player with nothing
+        to choose is done before the questions go out), so their options need not be built
+        again; a timeout chooses ``done``."""
+        answers = self.s.answers
+        ids = [self.window_id(name, player) for player in waiting]
+        if not waiting or not all(i in answers for i in ids):
+            return None
+        return [
+            (player, "done" if (choice := answers[i].choice) == TIMEOUT else str(choice))
+            for player, i in zip(waiting, ids, strict=True)
+        ]
+
+    def ask_window_round(
+        self,
+        name: str,
+        waiting: list[Player],
+        options: Callable[[Player], tuple[str, ...]],
+        kind: DecisionKind,
+        prompt: str,
+    ) -> list[tuple[Player, str]]:
+        """Ask the next round of a free window: those of ``waiting`` with something to do;
+        the others are done. Suspends until they answer; returns their choices."""
+        decisions: list[Decision] = []
+        for player in waiting:
+            legal = options(player)
+            if len(legal) <= 1:
+                player.window_done = True
+                continue
+            decisions.append(
+                Decision(
+                    self.window_id(name, player),
+                    player.seat,
+                    kind,
+                    prompt,
+                    legal,
+                    f"{legal[0]}",
+                    {"window": name, "energy": player.energy},
+                )
+            )
+        answers = self.ask(decisions)
+        return [
+            (
+                self.s.players[d.seat],
+                str(d.options[0] if answers[d.id] == TIMEOUT else answers[d.id]),
+            )
+            for d in decisions
+        ]
 
     def apply_window(
-        self,
-        decisions: list[Decision],
-        answers: dict[str, Any],
-        apply: Callable[[Player, str], None],
+        self, choices: list[tuple[Player, str]], apply: Callable[[Player, str], None]
     ) -> None:
         """One round of a free window's answers, in turn order."""
-        for decision in decisions:
-            player = self.s.players[decision.seat]
-            choice = answers[decision.id]
-            if choice == TIMEOUT:
-                choice = decision.options[0]
+        for player, choice in choices:
             if choice == "done":
                 player.window_done = True
             else:
-                apply(player, str(choice))
+                apply(player, choice)
             player.steps += 1
 
     # ---------------------------------------------------------- upgrade phase
