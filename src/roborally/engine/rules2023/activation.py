@@ -20,6 +20,11 @@ TURN_STEPS = ("reenter", "pre", "resolve", "post")
 STILL_EFFECTS = frozenset(
     {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
 )
+#: Programming card effects that ask nothing up front: for a robot without upgrades they
+#: trigger nothing of its own (:meth:`Activation2023.prepare_plain_card`).
+PLAIN_EFFECTS = frozenset(
+    {"move1", "move2", "move3", "move_back", "rotate_left", "rotate_right", "u_turn", "power_up"}
+)
 #: The upgrade that may ask its owner after a card with this effect changed something
 #: (Drifting and Power Slide after a Rotate; Brakes asks before, up front).
 ASKING_ON_EFFECT = {"rotate_left": "drifting", "rotate_right": "power_slide"}
@@ -137,8 +142,30 @@ class Activation2023(Base2023):
         if player.pos is None or player.shutdown:
             return
         register = player.registers[self.s.register - 1]
-        if not register.cards:
+        cards = register.cards
+        if not cards:
             return
+        if len(cards) == 1 and not player.installed and self.effect_of(cards[0]) in PLAIN_EFFECTS:
+            asks = self.prepare_plain_card(seat, self.effect_of(cards[0]))  # the common case
+        else:
+            asks = self.prepare_card(seat, register)
+        if self.s.upgrades or asks:
+            self.attempt(seat, self.resolve_register, seat, register, asks=asks)
+        else:
+            self.resolve_register(seat, register)
+
+    def prepare_plain_card(self, seat: int, effect: str) -> bool:
+        """:meth:`prepare_card` for a plain programming card (:data:`PLAIN_EFFECTS`) of a robot
+        without upgrades: nothing to ask up front, nothing of its own to trigger; only a
+        Magnetic robot next to it may be asked. Returns whether the card may ask."""
+        self.begin_unit(seat)
+        self._magnets_near = effect not in STILL_EFFECTS and self.magnetic_near(seat, 1)
+        return self._magnets_near
+
+    def prepare_card(self, seat: int, register: Register) -> bool:
+        """Before ``register``'s card resolves: ask what it asks before it changes anything
+        (:meth:`ask_up_front`, :meth:`ask_card_order`), and find out whether it may ask
+        anything more (then it runs on a snapshot). Returns whether it may."""
         effects = self.acted_effects(seat, register)
         self.ask_up_front(seat, register, effects)
         drawn = self.ask_card_order(seat) if "two_cards" in effects else None
@@ -149,11 +176,7 @@ class Activation2023(Base2023):
         # Only a Magnetic robot within reach can follow the card's moves: most often there is
         # none, and then the moves do not look for one (Triggers2023.move).
         self._magnets_near = not effects <= STILL_EFFECTS and self.magnetic_near(seat, reach)
-        asks = self._magnets_near or self.card_may_ask(seat, effects, drawn)
-        if self.s.upgrades or asks:
-            self.attempt(seat, self.resolve_register, seat, register, asks=asks)
-        else:
-            self.resolve_register(seat, register)
+        return self._magnets_near or self.card_may_ask(seat, effects, drawn)
 
     def acted_effects(self, seat: int, register: Register) -> set[str]:
         """The effects resolving ``register``'s cards carries out (an Again: what it repeats;
