@@ -64,7 +64,7 @@ class Weapons2023(Base2023):
         """``main``, or the replacement weapon the player fires instead (asked only if one
         is usable: it needs a robot in the line of fire)."""
         player = self.s.players[seat]
-        if not self.holds_any(player, REPLACEMENT_SET):
+        if not player.installed or not self.holds_any(player, REPLACEMENT_SET):
             return "main"
         hit = self.first_hit(seat, player.facing)
         if hit is None:
