@@ -20,10 +20,16 @@ TURN_STEPS = ("reenter", "pre", "resolve", "post")
 STILL_EFFECTS = frozenset(
     {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
 )
-#: Programming card effects that ask nothing up front: for a robot without upgrades they
-#: trigger nothing of its own (:meth:`Activation2023.prepare_plain_card`).
+#: Programming card effects that ask nothing up front: for a robot holding none of
+#: :data:`ASKING_ON_OWN_CARD` they ask nothing of their own
+#: (:meth:`Activation2023.prepare_plain_card`).
 PLAIN_EFFECTS = frozenset(
     {"move1", "move2", "move3", "move_back", "rotate_left", "rotate_right", "u_turn", "power_up"}
+)
+#: The upgrades that may ask their owner while the owner's own card resolves (Brakes up front;
+#: Drifting and Power Slide after a Rotate; Piercing Drill and Modular Chassis after a push).
+ASKING_ON_OWN_CARD = frozenset(
+    {"brakes", "drifting", "power_slide", "piercing_drill", "modular_chassis"}
 )
 #: The upgrade that may ask its owner after a card with this effect changed something
 #: (Drifting and Power Slide after a Rotate; Brakes asks before, up front).
@@ -146,7 +152,11 @@ class Activation2023(Base2023):
         cards = register.cards
         if not cards:
             return
-        if len(cards) == 1 and not player.installed and self.effect_of(cards[0]) in PLAIN_EFFECTS:
+        if (
+            len(cards) == 1
+            and self.effect_of(cards[0]) in PLAIN_EFFECTS
+            and not self.holds_any(player, ASKING_ON_OWN_CARD)
+        ):
             asks = self.prepare_plain_card(seat, self.effect_of(cards[0]))  # the common case
         else:
             asks = self.prepare_card(seat, register)
@@ -157,8 +167,9 @@ class Activation2023(Base2023):
 
     def prepare_plain_card(self, seat: int, effect: str) -> bool:
         """:meth:`prepare_card` for a plain programming card (:data:`PLAIN_EFFECTS`) of a robot
-        without upgrades: nothing to ask up front, nothing of its own to trigger; only a
-        Magnetic robot next to it may be asked. Returns whether the card may ask."""
+        holding none of :data:`ASKING_ON_OWN_CARD`: nothing to ask up front, nothing of its
+        own that asks; only a Magnetic robot next to it may be asked. Returns whether the card
+        may ask."""
         self.begin_unit(seat)
         self._magnets_near = effect not in STILL_EFFECTS and self.magnetic_near(seat, 1)
         return self._magnets_near
