@@ -71,13 +71,13 @@ class UpgradePhase2023(Base2023):
         to choose is done before the questions go out), so their options need not be built
         again; a timeout chooses ``done``."""
         answers = self.s.answers
-        ids = [self.window_id(name, player) for player in waiting]
-        if not waiting or not all(i in answers for i in ids):
-            return None
-        return [
-            (player, "done" if (choice := answers[i].choice) == TIMEOUT else str(choice))
-            for player, i in zip(waiting, ids, strict=True)
-        ]
+        choices: list[tuple[Player, str]] = []
+        for player in waiting:
+            answer = answers.get(self.window_id(name, player))
+            if answer is None:
+                return None
+            choices.append((player, "done" if answer.choice == TIMEOUT else str(answer.choice)))
+        return choices or None
 
     def ask_window_round(
         self,

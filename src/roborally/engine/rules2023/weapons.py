@@ -144,15 +144,15 @@ class Weapons2023(Base2023):
         walls aside: if not, no shot that way can hit a robot."""
         pos = self.s.players[seat].pos
         assert pos is not None
+        x, y = pos
         dx, dy = direction.dx, direction.dy
         for p in self.s.players:
             other = p.pos
             if other is None or p.seat == seat:
                 continue
-            if dx and other.y == pos.y and (other.x - pos.x) * dx > 0:
-                return True
-            if dy and other.x == pos.x and (other.y - pos.y) * dy > 0:
-                return True
+            ox, oy = other
+            if (oy == y and (ox - x) * dx > 0) or (ox == x and (oy - y) * dy > 0):
+                return True  # (a product is 0, never positive, off the line of fire)
         return False
 
     def uturned(self, player: Player) -> bool:
