@@ -127,9 +127,9 @@ class Activation2023(Base2023):
         state = self.s
         self._step_a = True
         try:
-            while state.turn < end:
-                index, part = divmod(state.turn, parts)
-                seat, step = order[index], TURN_STEPS[part]
+            for turn in range(state.turn, end):
+                state.turn = turn  # where a re-run after a question picks up
+                seat, step = order[turn // parts], TURN_STEPS[turn % parts]
                 if step == "resolve":
                     self.resolve_turn(seat)
                 elif step != "reenter":
@@ -137,7 +137,6 @@ class Activation2023(Base2023):
                         self.turn_window(seat, step)
                 elif state.register == 1:  # robots re-enter at the start of a round (8.5)
                     self.maybe_reenter(seat)
-                state.turn += 1
                 state.window = 0
         finally:
             self._step_a = False
@@ -354,8 +353,8 @@ class Activation2023(Base2023):
                     register.done.append(effect)  # braked: Again still repeats a Move 1
                 else:
                     self.perform(seat, effect, register)
-            if self.s.upgrades:
-                self.modular_chassis(seat)
+            if self.s.upgrades and self._pushed:
+                self.modular_chassis(seat)  # only after a push
         finally:
             self._activation = None
 

@@ -112,7 +112,7 @@ class Weapons2023(Base2023):
         if player.pos is None:
             return []
         shots: list[Shot] = []
-        names = {c.name for c in player.installed} if self.s.upgrades else set()
+        names = {c.name for c in player.installed} if player.installed else set()
         if main:
             directions = [player.facing]
             if "laser_kata" in names and self.uturned(player):
