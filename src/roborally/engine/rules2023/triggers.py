@@ -49,14 +49,14 @@ class Triggers2023(Base2023):
         if not self.s.upgrades:
             return super().move(seat, direction, steps, cause)
         outer = self._depth == 0
-        card_move = self._activation == seat and outer
-        magnets: list[int] = []
         if outer:
             self._rammed = set()
             self._spiked = set()
+        if not (outer and self._activation == seat and self._magnets_near):
+            return self.moving(super().move, seat, direction, steps, cause)
+        # A move of the resolving card, with a Magnetic robot near: it may follow.
         pushed_before = len(self._pushed)
-        if card_move and self._magnets_near:
-            magnets = self.magnet_candidates(seat)
+        magnets = self.magnet_candidates(seat)
         moved = self.moving(super().move, seat, direction, steps, cause)
         if magnets and moved > 0:
             pushed = set(self._pushed[pushed_before:])

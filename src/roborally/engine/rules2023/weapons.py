@@ -30,9 +30,9 @@ class Weapons2023(Base2023):
     def stage_weapons(self) -> None:
         """Step B6: robot weapons, one robot at a time in turn order (12-B19, 12-C5)."""
         order = self.s.order or self.s.turn_order()
-        while self.s.turn < len(order):
-            self.fire_weapons(order[self.s.turn])
-            self.s.turn += 1
+        for turn in range(self.s.turn, len(order)):
+            self.s.turn = turn  # where a re-run after a question picks up
+            self.fire_weapons(order[turn])
         self.s.turn = 0
         self.s.stage = "register_end"
 
