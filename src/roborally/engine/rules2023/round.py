@@ -195,10 +195,11 @@ class Round2023(Base2023):
         before = self.s.priority
         self.s.priority = (before + 1) % n
         self.emit(EventKind.PRIORITY_PASSED, seat=self.s.priority, other=before)
+        types = self._card_types  # card_type() without a call per card
         for player in self.s.players:
             for register in player.registers:
                 for card in register.cards:
-                    if self.card_type(card).is_damage:
+                    if types[card.name].is_damage:
                         self.s.damage_discard.append(card)
                     else:
                         player.discard.append(card)

@@ -46,6 +46,8 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if player.pos is None or player.shutdown:
             return  # 12-C5: a shut-down robot does not fire
+        if not self.robot_in_line(seat):
+            return  # every shot and weapon goes along a row or column: nothing to hit
         if not self.s.upgrades:
             self.shoot(seat, self.laser_shots(seat, main=True))
             return
@@ -138,6 +140,17 @@ class Weapons2023(Base2023):
             return None
         target, end = self.trace_shot(seat, direction)
         return None if target is None else (target, end)
+
+    def robot_in_line(self, seat: int) -> bool:
+        """Whether another robot stands in ``seat``'s row or column (walls aside)."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        x, y = pos
+        for p in self.s.players:
+            other = p.pos
+            if other is not None and p.seat != seat and (other[0] == x or other[1] == y):
+                return True
+        return False
 
     def robot_ahead(self, seat: int, direction: Direction) -> bool:
         """Whether another robot stands in line ahead of ``seat``'s towards ``direction``,
