@@ -133,7 +133,7 @@ class Activation2023(Base2023):
                 if step == "resolve":
                     self.resolve_turn(seat)
                 elif step != "reenter":
-                    if self.s.players[seat].installed:  # no window without an upgrade
+                    if state.players[seat].installed:  # no window without an upgrade
                         self.turn_window(seat, step)
                 elif state.register == 1:  # robots re-enter at the start of a round (8.5)
                     self.maybe_reenter(seat)
