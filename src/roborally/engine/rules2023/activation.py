@@ -8,7 +8,7 @@ from __future__ import annotations
 from roborally.engine.core.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card
 from roborally.engine.core.decisions import Decision, DecisionKind
 from roborally.engine.core.events import EventKind
-from roborally.engine.core.geometry import Turn
+from roborally.engine.core.geometry import Pos, Turn
 from roborally.engine.core.state import MAX_ENERGY, Player, Register
 from roborally.engine.rules2023.base import Base2023
 
@@ -20,20 +20,34 @@ TURN_STEPS = ("reenter", "pre", "resolve", "post")
 STILL_EFFECTS = frozenset(
     {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
 )
+#: Programming card effects that ask nothing up front: for a robot holding none of
+#: :data:`ASKING_ON_OWN_CARD` they ask nothing of their own
+#: (:meth:`Activation2023.prepare_plain_card`).
+PLAIN_EFFECTS = frozenset(
+    {"move1", "move2", "move3", "move_back", "rotate_left", "rotate_right", "u_turn", "power_up"}
+)
+#: The upgrades that may ask their owner while the owner's own card resolves (Brakes up front;
+#: Drifting and Power Slide after a Rotate; Piercing Drill and Modular Chassis after a push).
+ASKING_ON_OWN_CARD = frozenset(
+    {"brakes", "drifting", "power_slide", "piercing_drill", "modular_chassis"}
+)
 #: The upgrade that may ask its owner after a card with this effect changed something
 #: (Drifting and Power Slide after a Rotate; Brakes asks before, up front).
 ASKING_ON_EFFECT = {"rotate_left": "drifting", "rotate_right": "power_slide"}
 #: Upgrades that may ask their owner when the owner's card pushes a robot.
 ASKING_ON_PUSH = frozenset({"piercing_drill", "modular_chassis"})
-#: How far a Magnetic robot can stand from a robot whose (not risky) card may make it follow:
-#: it must be next to where one of the card's moves starts, at most 2 spaces from the robot
-#: (Move 1, Right, Move 1); 4 errs on the safe side.
-MAGNET_REACH = 4
-#: How far a robot that a card pushes (Piercing Drill, Modular Chassis) can stand from the
-#: card's robot when the card starts: a card moves its robot at most 3 spaces, and every robot
-#: in its way stood within that distance (those pushed along or following by Magnetic only
-#: move away or along); 4 errs on the safe side, as for Magnetic.
-PUSH_REACH = 4
+#: How far (in spaces, Manhattan) a Magnetic robot can stand from a robot whose card may make
+#: it follow: next to where one of the card's moves starts. Every card makes one move from
+#: where the robot stands, but Move 1, Right, Move 1 makes its second from 1 space ahead (a
+#: robot that came next to that space meanwhile was pushed along from 1 space ahead, or
+#: followed by Magnetic from next to the start).
+MAGNET_REACH = {"move1_right_move1": 2}
+#: How far a robot that may be pushed or follow can stand from Double Draw's robot: its two
+#: cards move it up to 6 spaces, in an order chosen up front; the whole board is looked at.
+ANYWHERE = 1000
+#: Card effects whose question (the sidestep, HW-INSTALL's choice) is asked up front only when
+#: the register holds them, not when Double Draw draws them.
+ASKING_WHEN_DRAWN = frozenset({"side2", "install_permanent", "two_cards"})
 
 
 class Activation2023(Base2023):
@@ -43,7 +57,8 @@ class Activation2023(Base2023):
         """4.3.1 step A1: every register card is revealed; SPAM and Again-in-1 are replaced."""
         r = self.s.register
         self.emit(EventKind.REGISTER_STARTED)
-        for seat in self.s.turn_order():
+        order = self.s.turn_order()
+        for seat in order:
             player = self.s.players[seat]
             register = player.registers[r - 1]
             if not register.cards or register.revealed:
@@ -54,21 +69,28 @@ class Activation2023(Base2023):
                 self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
             if len(register.cards) != 1:
                 continue  # a Crab Legs pair: a Move 1 and a Rotate card, nothing to replace
-            if (
-                register.cards[0].name == "spam"
-                and r <= 3
-                and self.s.upgrades
-                and self.has(player, "chaos_theory")
-            ):
-                self.gain_energy(player, 1, "chaos theory")  # 000: 813-817
-            first = self.replace_revealed(player, register.cards[0], r)
-            register.cards = [first] if first.uid >= 0 else []
+            name = register.cards[0].name
+            if name == "spam" or (name == "again" and r == 1):
+                self.replace_first(player, register, r)
         for player in self.s.players:
-            player.fresh = []
+            if player.fresh:
+                player.fresh = []
         self.s.turn = 0
         self.s.window = 0
-        self.s.order = self.s.turn_order()
+        self.s.order = order
         self.s.stage = "turns"
+
+    def replace_first(self, player: Player, register: Register, r: int) -> None:
+        """A revealed SPAM (Chaos Theory gains from it) or Again in register 1 is replaced."""
+        if (
+            register.cards[0].name == "spam"
+            and r <= 3
+            and self.s.upgrades
+            and self.has(player, "chaos_theory")
+        ):
+            self.gain_energy(player, 1, "chaos theory")  # 000: 813-817
+        first = self.replace_revealed(player, register.cards[0], r)
+        register.cards = [first] if first.uid >= 0 else []
 
     def replace_revealed(self, player: Player, card: Card, r: int) -> Card:
         """5.5 / 5.2: a revealed SPAM (or Again in register 1) is replaced from the deck."""
@@ -101,46 +123,89 @@ class Activation2023(Base2023):
         """
         order = self.s.order or self.s.turn_order()
         parts = len(TURN_STEPS)
+        end = parts * len(order)
+        state = self.s
         self._step_a = True
         try:
-            while self.s.turn < parts * len(order):
-                seat = order[self.s.turn // parts]
-                part = TURN_STEPS[self.s.turn % parts]
-                if part == "reenter":
-                    self.maybe_reenter(seat)
-                elif part == "resolve":
+            for turn in range(state.turn, end):
+                state.turn = turn  # where a re-run after a question picks up
+                seat, step = order[turn // parts], TURN_STEPS[turn % parts]
+                if step == "resolve":
                     self.resolve_turn(seat)
-                else:
-                    self.turn_window(seat, part)
-                self.s.turn += 1
-                self.s.window = 0
+                elif step != "reenter":
+                    if state.players[seat].installed:  # no window without an upgrade
+                        self.turn_window(seat, step)
+                elif state.register == 1:  # robots re-enter at the start of a round (8.5)
+                    self.maybe_reenter(seat)
+                state.window = 0
         finally:
             self._step_a = False
-        self.s.turn = 0
-        self.s.stage = "board"
+        state.turn = 0
+        state.stage = "board"
 
     def resolve_turn(self, seat: int) -> None:
         player = self.s.players[seat]
         if player.pos is None or player.shutdown:
             return
         register = player.registers[self.s.register - 1]
-        if not register.cards:
+        cards = register.cards
+        if not cards:
             return
-        effects = self.acted_effects(seat, register)
-        self.ask_up_front(seat, register, effects)
-        asks = self.card_may_ask(seat, effects)
+        if (
+            len(cards) == 1
+            and self.effect_of(cards[0]) in PLAIN_EFFECTS
+            and not self.holds_any(player, ASKING_ON_OWN_CARD)
+        ):
+            asks = self.prepare_plain_card(seat, self.effect_of(cards[0]))  # the common case
+        else:
+            asks = self.prepare_card(seat, register)
         if self.s.upgrades or asks:
             self.attempt(seat, self.resolve_register, seat, register, asks=asks)
         else:
             self.resolve_register(seat, register)
 
+    def prepare_plain_card(self, seat: int, effect: str) -> bool:
+        """:meth:`prepare_card` for a plain programming card (:data:`PLAIN_EFFECTS`) of a robot
+        holding none of :data:`ASKING_ON_OWN_CARD`: nothing to ask up front, nothing of its
+        own that asks; only a Magnetic robot next to it may be asked. Returns whether the card
+        may ask."""
+        self.begin_unit(seat)
+        self._magnets_near = effect not in STILL_EFFECTS and self.magnetic_near(seat, 1)
+        return self._magnets_near
+
+    def prepare_card(self, seat: int, register: Register) -> bool:
+        """Before ``register``'s card resolves: ask what it asks before it changes anything
+        (:meth:`ask_up_front`, :meth:`ask_card_order`), and find out whether it may ask
+        anything more (then it runs on a snapshot). Returns whether it may."""
+        effects = self.acted_effects(seat, register)
+        self.ask_up_front(seat, register, effects)
+        drawn = self.ask_card_order(seat) if "two_cards" in effects else None
+        if drawn is None:
+            reach = max((MAGNET_REACH.get(effect, 1) for effect in effects), default=1)
+        else:
+            effects, reach = self.drawn_effects(seat, drawn), ANYWHERE
+        # Only a Magnetic robot within reach can follow the card's moves: most often there is
+        # none, and then the moves do not look for one (Triggers2023.move).
+        self._magnets_near = not effects <= STILL_EFFECTS and self.magnetic_near(seat, reach)
+        return self._magnets_near or self.card_may_ask(seat, effects, drawn)
+
     def acted_effects(self, seat: int, register: Register) -> set[str]:
-        """The effects resolving ``register``'s cards carries out (an Again: what it repeats)."""
-        effects = {self.effect_of(c) for c in register.cards}
+        """The effects resolving ``register``'s cards carries out (an Again: what it repeats;
+        a Crab Legs pair: its sidestep)."""
+        cards = register.cards
+        if len(cards) == 2 and all(c.name in PROGRAMMING_CARDS for c in cards):
+            return {self.crab_effect(cards)}
+        effects = {self.effect_of(c) for c in cards}
         if effects == {"again"}:
             repeated = self.repeated_effect(seat)
             return set() if repeated is None else {repeated}
         return effects
+
+    @staticmethod
+    def crab_effect(cards: list[Card]) -> str:
+        """The sidestep of a Crab Legs pair (000: 733-735): towards its Rotate card's side."""
+        rotation = next(c.name for c in cards if c.name != "move1")
+        return "crab_left" if rotation == "rotate_left" else "crab_right"
 
     def ask_up_front(self, seat: int, register: Register, effects: set[str]) -> None:
         """Ask the questions the card asks before it changes anything (the sidestep, Brakes
@@ -158,26 +223,71 @@ class Activation2023(Base2023):
         if len(cards) == 1 and cards[0].name == "move1" and self.has(player, "brakes"):
             self.ask_brakes(seat)
 
-    def card_may_ask(self, seat: int, effects: set[str]) -> bool:
-        """Whether carrying out ``effects`` can ask anyone anything beyond the questions
-        asked up front (:meth:`ask_up_front`): if not, the card runs without a snapshot.
-        Errs on the side of asking."""
-        if "two_cards" in effects:
-            return True  # the order of the two cards it draws
-        names = {c.name for c in self.s.players[seat].installed}
+    def ask_card_order(self, seat: int) -> list[Card]:
+        """Double Draw up front: the cards it will draw, and (two different ones) the order
+        to resolve them in, asked here, outside a snapshot. The cards are found by drawing
+        them on a scratch copy of what drawing touches; the game is left as it was."""
+        s = self.s
+        saved = s.players, s.rng, s.damage_discard, s.events
+        players = list(s.players)
+        players[seat] = players[seat].copy()
+        s.players, s.rng, s.damage_discard, s.events = players, s.rng.copy(), [], []
+        try:
+            drawn = self.draw_two_cards(seat, players[seat].registers[s.register - 1])
+        finally:
+            s.players, s.rng, s.damage_discard, s.events = saved
+        if len(drawn) == 2 and drawn[0].name != drawn[1].name:
+            self.ask_one(self.card_order_decision(seat, drawn))
+        return drawn
+
+    def card_may_ask(self, seat: int, effects: set[str], drawn: list[Card] | None) -> bool:
+        """Whether carrying out ``effects`` (one card's, :meth:`acted_effects`, or the cards
+        Double Draw ``drawn``) can ask its owner anything beyond the questions asked up front
+        (:meth:`ask_up_front`, :meth:`ask_card_order`) when no Magnetic robot is near: if
+        not, the card runs without a snapshot. Errs on the side of asking."""
+        player = self.s.players[seat]
+        names = {c.name for c in player.installed}
+        if drawn is not None and self.drawn_cards_ask(names, effects, drawn):
+            return True
         if any(ASKING_ON_EFFECT.get(effect) in names for effect in effects):
             return True
-        if effects <= STILL_EFFECTS:
+        if effects <= STILL_EFFECTS or not names & ASKING_ON_PUSH:
             return False
-        players = self.s.players
-        if names & ASKING_ON_PUSH:
-            pushable = self.robots_near(seat, PUSH_REACH, players)
-            if "piercing_drill" in names and pushable:
-                return True
-            if "modular_chassis" in names and any(p.installed for p in pushable):
-                return True  # something to exchange Modular Chassis for
-        magnetic = [p for p in players if self.has(p, "magnetic")]  # mostly none: look first
-        return bool(magnetic and self.robots_near(seat, MAGNET_REACH, magnetic))
+        # No robot follows by Magnetic, so a robot one card pushes stands in its path; the
+        # second of Double Draw's cards moves from wherever the first left the robot.
+        if drawn is None:
+            pushable = self.robots_in_path(player, effects)
+        else:
+            pushable = self.robots_near(seat, ANYWHERE, self.s.players)
+        return self.push_asks(names, pushable)
+
+    def drawn_effects(self, seat: int, drawn: list[Card]) -> set[str]:
+        """The effects Double Draw's ``drawn`` cards carry out (an Again: what it repeats)."""
+        effects = {self.effect_of(c) for c in drawn}
+        if "again" in effects:
+            effects.discard("again")
+            effects.add(self.repeated_effect(seat) or "spam")
+        return effects
+
+    @staticmethod
+    def drawn_cards_ask(names: set[str], effects: set[str], drawn: list[Card]) -> bool:
+        """Whether Double Draw's cards ask a question that a register's card asks up front:
+        the sidestep, HW-INSTALL's choice, Brakes on a Move 1 (``names``: the upgrades)."""
+        if effects & ASKING_WHEN_DRAWN:
+            return True
+        return "brakes" in names and any(c.name == "move1" for c in drawn)
+
+    @staticmethod
+    def push_asks(names: set[str], pushable: list[Player]) -> bool:
+        """Whether pushing one of ``pushable`` asks the owner of the upgrades ``names``."""
+        if "piercing_drill" in names and pushable:
+            return True
+        return "modular_chassis" in names and any(p.installed for p in pushable)
+
+    def magnetic_near(self, seat: int, reach: int) -> bool:
+        """Whether another robot with Magnetic stands within ``reach`` spaces of ``seat``'s."""
+        magnetic = self.holders("magnetic", besides=seat)  # mostly none
+        return bool(magnetic and self.robots_near(seat, reach, magnetic))
 
     def robots_near(self, seat: int, reach: int, robots: list[Player]) -> list[Player]:
         """The other ``robots`` on the board within ``reach`` spaces (Manhattan) of
@@ -192,6 +302,37 @@ class Activation2023(Base2023):
             and abs(p.pos.x - pos.x) + abs(p.pos.y - pos.y) <= reach
         ]
 
+    def robots_in_path(self, player: Player, effects: set[str]) -> list[Player]:
+        """The other robots standing in the path of ``player``'s card (:meth:`card_path`)."""
+        path: set[Pos] = set()
+        for effect in effects:
+            path.update(self.card_path(player, effect))
+        return [p for p in self.s.players if p.pos in path and p is not player]
+
+    @staticmethod
+    def card_path(player: Player, effect: str) -> list[Pos]:
+        """The spaces the card's own steps can take the robot into, walls aside. A robot the
+        card pushes stands on one of them when the card starts, unless one that follows by
+        Magnetic gets there: robots pushed along stay in the path (Move 1, Right, Move 1
+        pushes forward only in its first move, so away from its second)."""
+        pos, facing = player.pos, player.facing
+        assert pos is not None
+        if effect in MOVE_EFFECTS or effect == "move3_uturn":
+            spaces = MOVE_EFFECTS.get(effect, 3)
+            return [pos.step(facing, k) for k in range(1, spaces + 1)]
+        if effect == "move_back":
+            return [pos.step(facing.opposite)]
+        if effect in ("crab_left", "crab_right"):
+            return [pos.step(facing.turned(Turn.LEFT if effect == "crab_left" else Turn.RIGHT))]
+        if effect == "move1_right_move1":
+            ahead = pos.step(facing)
+            return [ahead, ahead.step(facing.turned(Turn.RIGHT))]
+        if effect == "side2":
+            sides = (facing.turned(Turn.LEFT), facing.turned(Turn.RIGHT))
+            return [pos.step(side, k) for side in sides for k in (1, 2)]
+        assert effect in STILL_EFFECTS, effect  # no steps
+        return []
+
     def resolve_register(self, seat: int, register: Register) -> None:
         self._activation = seat  # "during your programming card activation" (12-C14)
         self._pushed = []
@@ -201,8 +342,7 @@ class Activation2023(Base2023):
                 # Crab Legs (000: 733-735): a sidestep instead of both cards' effects.
                 rotation = next(c.name for c in cards if c.name != "move1")
                 self.emit(EventKind.CARD_RESOLVED, seat=seat, card=f"move1+{rotation}")
-                side = "crab_left" if rotation == "rotate_left" else "crab_right"
-                self.perform(seat, side, register)
+                self.perform(seat, self.crab_effect(cards), register)
             else:
                 card = cards[0]
                 self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name)
@@ -213,8 +353,8 @@ class Activation2023(Base2023):
                     register.done.append(effect)  # braked: Again still repeats a Move 1
                 else:
                     self.perform(seat, effect, register)
-            if self.s.upgrades:
-                self.modular_chassis(seat)
+            if self.s.upgrades and self._pushed:
+                self.modular_chassis(seat)  # only after a push
         finally:
             self._activation = None
 
@@ -225,6 +365,21 @@ class Activation2023(Base2023):
         fell before its turn draws nothing. A drawn SPAM is replaced at once (5.5); both cards
         stay face up in the register (12-B5).
         """
+        drawn = self.draw_two_cards(seat, register)
+        order: tuple[int, ...] = tuple(range(len(drawn)))
+        if len(drawn) == 2 and drawn[0].name != drawn[1].name:
+            order = tuple(self.ask_one(self.card_order_decision(seat, drawn)))
+        for index in order:
+            if self.s.players[seat].pos is None:
+                return
+            if self.s.upgrades and self.brakes(seat, drawn[index]):
+                register.done.append("move1")
+                continue
+            self.perform(seat, self.effect_of(drawn[index]), register)
+
+    def draw_two_cards(self, seat: int, register: Register) -> list[Card]:
+        """HW-TWO's draw: 2 cards revealed into ``register`` (a SPAM replaced at once, 5.5);
+        returns the cards drawn."""
         r = self.s.register
         player = self.s.players[seat]
         for _ in range(2):
@@ -235,26 +390,19 @@ class Activation2023(Base2023):
             replacement = self.replace_revealed(player, card, r)
             if replacement.uid >= 0:
                 register.cards.append(replacement)
-        drawn = register.cards[1:]
-        order: tuple[int, ...] = tuple(range(len(drawn)))
-        if len(drawn) == 2 and drawn[0].name != drawn[1].name:
-            decision = Decision(
-                self.did(f"p{seat + 1}-card_order"),
-                seat,
-                DecisionKind.CARD_ORDER,
-                f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
-                ((0, 1), (1, 0)),
-                "in the order drawn",
-                {"cards": [c.name for c in drawn]},
-            )
-            order = tuple(self.ask_one(decision))
-        for index in order:
-            if self.s.players[seat].pos is None:
-                return
-            if self.s.upgrades and self.brakes(seat, drawn[index]):
-                register.done.append("move1")
-                continue
-            self.perform(seat, self.effect_of(drawn[index]), register)
+        return register.cards[1:]
+
+    def card_order_decision(self, seat: int, drawn: list[Card]) -> Decision:
+        """Which of HW-TWO's two (different) drawn cards resolves first."""
+        return Decision(
+            self.did(f"p{seat + 1}-card_order"),
+            seat,
+            DecisionKind.CARD_ORDER,
+            f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
+            ((0, 1), (1, 0)),
+            "in the order drawn",
+            {"cards": [c.name for c in drawn]},
+        )
 
     def perform(self, seat: int, effect: str, register: Register, again: bool = False) -> None:
         """Carry out one card action for a robot and note it for Again (5.1, 5.2, 5.7).

@@ -41,8 +41,11 @@ def upgrade_specs() -> dict[str, UpgradeSpec]:
     return {spec.id: spec for spec in load_upgrades()}
 
 
+_PERMANENT = frozenset(PERMANENT)  # a set: PERMANENT is an ordered tuple of 24
+
+
 def is_permanent(name: str) -> bool:
-    return name in PERMANENT
+    return name in _PERMANENT
 
 
 class Base2023(StageDriver):
@@ -55,6 +58,7 @@ class Base2023(StageDriver):
         self._depth = 0  # nesting of movements; falls of hovering robots settle at 0
         self._hovering: list[int] = []
         self._pushed: list[int] = []  # robots pushed by the resolving card (Modular Chassis)
+        self._magnets_near = True  # a Magnetic robot may follow the resolving card's moves
         self._rammed: set[int] = set()  # robots pushed by this movement: one push each (000: 542)
         self._spiked: set[tuple[int, int]] = set()  # Spiky: (mover, spiky) once per movement
         self._unit: int | None = None  # whose turn or shot the current unit of work is
@@ -179,6 +183,18 @@ class Base2023(StageDriver):
                 return True
         return False
 
+    def holders(self, name: str, besides: int | None = None) -> list[Player]:
+        """The players (other than ``besides``) with upgrade ``name`` installed: one pass over
+        every player's upgrades, cheaper than :meth:`has` for each."""
+        found: list[Player] = []
+        for player in self.s.players:
+            if player.seat != besides:
+                for card in player.installed:
+                    if card.name == name:
+                        found.append(player)
+                        break
+        return found
+
     def armed(self, seat: int, name: str) -> bool:
         """Installed and not received by Modular Chassis in this register (000: 763)."""
         player = self.s.players[seat]
@@ -214,11 +230,12 @@ class Base2023(StageDriver):
 
     def count_installed(self, player: Player, permanent: bool) -> int:
         """Installed upgrades of one type, not counting HW-INSTALL's free extra (5.7)."""
-        return sum(
-            1
-            for c in player.installed
-            if is_permanent(c.name) == permanent and c.uid not in self.s.glitch_installed
-        )
+        glitch = self.s.glitch_installed
+        count = 0
+        for card in player.installed:
+            if (card.name in _PERMANENT) == permanent and card.uid not in glitch:
+                count += 1
+        return count
 
     def lose_upgrade(self, player: Player, card: Card, what: str = "discarded") -> None:
         """An installed upgrade goes to the upgrade discard (Memory Cards drop their cards)."""

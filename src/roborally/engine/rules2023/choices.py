@@ -47,6 +47,8 @@ class Choices2023(Base2023):
                 raise InvalidActionError(
                     f"{decision.id}: the choice is one of the option texts, got {choice!r}"
                 )
+            if choice in decision.options:
+                return choice  # as offered (the options differ in more than case and spaces)
             wanted = " ".join(choice.split()).lower()
             for option in decision.options:
                 if option.lower() == wanted:
@@ -207,7 +209,8 @@ class Choices2023(Base2023):
         info: dict[str, Any] = {}
         if self.s.upgrades and self.has(player, "crab_legs"):
             info["pairs"] = True
-        forced = [c.name for c in player.hand if self.card_type(c) is CardType.HAYWIRE]
+        types = self._card_types  # card_type() without a call per card
+        forced = [c.name for c in player.hand if types[c.name] is CardType.HAYWIRE]
         if forced:
             info["forced"] = forced
         return info

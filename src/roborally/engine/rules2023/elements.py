@@ -46,7 +46,8 @@ class Elements2023(Base2023):
         in_beam = self.laser_cells()
         grid = self.grid
         return any(
-            p.pos is not None
+            p.installed  # most robots hold no upgrade: no need to look further
+            and p.pos is not None
             and grid.index(p.pos) in in_beam
             and (self.shield_asks(p) or self.has(p, "energy_conversion"))
             for p in self.s.players
@@ -78,9 +79,7 @@ class Elements2023(Base2023):
     def diagnostics_may_ask(self) -> bool:
         """Whether Self-Diagnostics can ask at this register's end: its owner stands on its
         next checkpoint (the batteries before move nobody). If not, no snapshot is taken."""
-        return any(
-            self.on_next_checkpoint(p) and self.has(p, "self_diagnostics") for p in self.s.players
-        )
+        return any(self.on_next_checkpoint(p) for p in self.holders("self_diagnostics"))
 
     def on_next_checkpoint(self, player: Player) -> bool:
         """Whether ``player``'s robot stands on the checkpoint it claims next (C8)."""

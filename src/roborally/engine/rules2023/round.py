@@ -36,14 +36,7 @@ class Round2023(Base2023):
         """4.2 step 1: draw up to the hand size, reshuffling the discard when the deck runs out."""
         for seat in self.s.turn_order():
             player = self.s.players[seat]
-            drawn = 0
-            size = self.hand_size(player)
-            while len(player.hand) < size:
-                card = self.draw(player)
-                if card is None:
-                    break
-                player.hand.append(card)
-                drawn += 1
+            drawn = self.draw_into_hand(player, self.hand_size(player) - len(player.hand))
             self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=drawn)
         if self.s.upgrades:
             self.spam_filter()
@@ -58,20 +51,40 @@ class Round2023(Base2023):
 
     def draw(self, player: Player) -> Card | None:
         """The top card of a player's deck; the discard is shuffled in when the deck is empty."""
-        if not player.deck:
-            if not player.discard:
-                return None  # 12-B12: the draw fails silently
-            player.deck = player.discard
-            player.discard = []
-            self.s.rng.shuffle(player.deck)
-            self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        if not player.deck and not self.reshuffle(player):
+            return None  # 12-B12: the draw fails silently
         player.top_visible = False  # Spam Filter shows the top card only until it is drawn
         return player.deck.pop()
+
+    def draw_into_hand(self, player: Player, count: int) -> int:
+        """Draw ``count`` cards into the hand, as :meth:`draw` one by one would, but taking
+        them from the deck in slices; returns how many were drawn."""
+        drawn = 0
+        while drawn < count and (player.deck or self.reshuffle(player)):
+            take = min(count - drawn, len(player.deck))
+            player.hand.extend(reversed(player.deck[-take:]))  # the top (the end) first
+            del player.deck[-take:]
+            player.top_visible = False
+            drawn += take
+        return drawn
+
+    def reshuffle(self, player: Player) -> bool:
+        """The empty deck is made of the shuffled discard; False if that is empty too."""
+        if not player.discard:
+            return False
+        player.deck = player.discard
+        player.discard = []
+        self.s.rng.shuffle(player.deck)
+        self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        return True
+
+    def program_id(self, player: Player) -> str:
+        return f"t{self.s.round}-p{player.seat + 1}-program"
 
     def program_decision(self, player: Player) -> Decision:
         locked = [i + 1 for i, r in enumerate(player.registers) if r.locked]
         return Decision(
-            f"t{self.s.round}-p{player.seat + 1}-program",
+            self.program_id(player),
             player.seat,
             DecisionKind.PROGRAM,
             "Program your registers",
@@ -87,25 +100,29 @@ class Round2023(Base2023):
 
     def stage_program(self) -> None:
         """4.2 step 2-4: every player programs (simultaneously); then the hands are discarded."""
-        decisions = [self.program_decision(p) for p in self.s.players]
-        answers = self.ask(decisions)
+        players = self.s.players
+        answers = self.s.answers
+        ids = [self.program_id(p) for p in players]
+        if not all(i in answers for i in ids):  # the decisions are built only to be asked
+            self.ask([self.program_decision(p) for p in players])
         for seat in self.s.turn_order():
-            decision = decisions[seat]
-            choice = answers[decision.id]
+            choice = answers[ids[seat]].choice
             if choice == TIMEOUT:
-                choice = self.default_choice(decision)
-            self.install_program(self.s.players[seat], choice)
+                choice = self.default_choice(self.program_decision(players[seat]))
+            self.install_program(players[seat], choice)
         self.reset_windows()
         self.s.stage = "memory"
 
     def install_program(self, player: Player, program: tuple[str | None, ...]) -> None:
+        names = [c.name for c in player.hand]  # kept in step with the hand
         for index, entry in enumerate(program):
             if entry is None:
                 continue
             cards: list[Card] = []
             for name in entry.split("+"):  # a Crab Legs pair holds two cards (000: 733)
                 # By position: list.remove would compare the cards field by field.
-                at = next(i for i, c in enumerate(player.hand) if c.name == name)
+                at = names.index(name)
+                del names[at]
                 cards.append(player.hand.pop(at))
             player.registers[index].cards = cards
         player.programmed = True
@@ -116,9 +133,10 @@ class Round2023(Base2023):
     def discard_hand(self, player: Player) -> None:
         """4.2 step 4: discard the rest of the hand; damage cards stay (000: 174)."""
         less_spam = "less_spam" in self.s.config.variants
+        types = self._card_types  # card_type() without a call per card
         keep: list[Card] = []
         for card in player.hand:
-            kind = self.card_type(card)
+            kind = types[card.name]
             if kind is CardType.HAYWIRE or (kind is CardType.SPAM and not less_spam):
                 keep.append(card)
             else:
@@ -127,23 +145,26 @@ class Round2023(Base2023):
 
     def stage_shutdown(self) -> None:
         """4.2 step 5 / 8.8: after everyone programmed, any player may shut down."""
-        decisions = [
-            Decision(
-                f"t{self.s.round}-p{p.seat + 1}-shutdown",
-                p.seat,
-                DecisionKind.SHUTDOWN,
-                "Shut down this round? (clears all your damage; your robot does nothing)",
-                (False, True),
-                "no shutdown",
-            )
-            for p in self.s.players
-        ]
-        answers = self.ask(decisions)
+        answers = self.s.answers
+        ids = [f"t{self.s.round}-p{p.seat + 1}-shutdown" for p in self.s.players]
+        if not all(i in answers for i in ids):  # the decisions are built only to be asked
+            self.ask([self.shutdown_decision(i, seat) for seat, i in enumerate(ids)])
         for seat in self.s.turn_order():
-            if answers[decisions[seat].id] is True:
+            if answers[ids[seat]].choice is True:
                 self.shut_down(self.s.players[seat])
         self.s.register = 1
         self.s.stage = "reveal"
+
+    @staticmethod
+    def shutdown_decision(decision_id: str, seat: int) -> Decision:
+        return Decision(
+            decision_id,
+            seat,
+            DecisionKind.SHUTDOWN,
+            "Shut down this round? (clears all your damage; your robot does nothing)",
+            (False, True),
+            "no shutdown",
+        )
 
     def shut_down(self, player: Player) -> None:
         """8.8: reveal the registers; damage to the damage discard, other cards to the discard."""
@@ -174,10 +195,11 @@ class Round2023(Base2023):
         before = self.s.priority
         self.s.priority = (before + 1) % n
         self.emit(EventKind.PRIORITY_PASSED, seat=self.s.priority, other=before)
+        types = self._card_types  # card_type() without a call per card
         for player in self.s.players:
             for register in player.registers:
                 for card in register.cards:
-                    if self.card_type(card).is_damage:
+                    if types[card.name].is_damage:
                         self.s.damage_discard.append(card)
                     else:
                         player.discard.append(card)

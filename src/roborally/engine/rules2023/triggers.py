@@ -49,14 +49,14 @@ class Triggers2023(Base2023):
         if not self.s.upgrades:
             return super().move(seat, direction, steps, cause)
         outer = self._depth == 0
-        card_move = self._activation == seat and outer
-        magnets: list[int] = []
         if outer:
             self._rammed = set()
             self._spiked = set()
+        if not (outer and self._activation == seat and self._magnets_near):
+            return self.moving(super().move, seat, direction, steps, cause)
+        # A move of the resolving card, with a Magnetic robot near: it may follow.
         pushed_before = len(self._pushed)
-        if card_move:
-            magnets = self.magnet_candidates(seat)
+        magnets = self.magnet_candidates(seat)
         moved = self.moving(super().move, seat, direction, steps, cause)
         if magnets and moved > 0:
             pushed = set(self._pushed[pushed_before:])
@@ -150,10 +150,11 @@ class Triggers2023(Base2023):
         pos = self.s.players[seat].pos
         if pos is None:
             return []
-        if not any(self.has(p, "magnetic") for p in self.s.players if p.seat != seat):
+        magnetic = {p.seat for p in self.holders("magnetic", besides=seat)}
+        if not magnetic:
             return []  # most often: no need to look at the neighbours
         near = self.adjacent(pos)
-        return [o for o in self.s.turn_order() if o in near and self.has(o, "magnetic")]
+        return [o for o in self.s.turn_order() if o in near and o in magnetic]
 
     def magnetic(self, mover: int, seats: list[int], direction: Direction, n: int) -> None:
         """12-C9: move the same number of spaces the neighbour moved, in the same direction."""

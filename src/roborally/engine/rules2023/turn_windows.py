@@ -67,7 +67,7 @@ class TurnWindows2023(Base2023):
         pos = player.pos
         assert pos is not None
         result: list[str] = []
-        occupied = self.s.occupancy()
+        occupied = self.s.occupancy() if "boink" in names or "switch" in names else {}
         if "boink" in names:
             for d in DIRECTIONS:
                 nxt = pos.step(d)

@@ -6,7 +6,7 @@ Filter; and HW-INSTALL's free install for one round.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from itertools import chain
 
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
 from roborally.engine.core.events import EventKind
@@ -18,12 +18,8 @@ MAX_UNDOS = 2
 
 
 def _options(*groups: list[str]) -> tuple[str, ...]:
-    result: list[str] = []
-    for group in groups:
-        for option in group:
-            if option not in result:
-                result.append(option)
-    return tuple(result)
+    """The options of ``groups`` in order, each once."""
+    return tuple(dict.fromkeys(chain.from_iterable(groups)))
 
 
 class UpgradePhase2023(Base2023):
@@ -48,53 +44,86 @@ class UpgradePhase2023(Base2023):
         Each round of questions goes to every player who is not done; the answers apply in turn
         order (12-B2), and the progress is kept in the state, so observations stay current. If
         applying an answer asks a follow-up (Memory Swap), the whole round of answers is applied
-        again once it is answered.
+        again once it is answered. ``options`` lists ``done`` first (the default); a player
+        with nothing else is done without a question.
         """
+        players = self.s.players
         while True:
-            decisions: list[Decision] = []
-            for seat in self.s.turn_order():
-                player = self.s.players[seat]
-                if player.window_done:
-                    continue
-                legal = options(player)
-                if len(legal) <= 1:
-                    player.window_done = True
-                    continue
-                decisions.append(
-                    Decision(
-                        f"t{self.s.round}-p{seat + 1}-{name}-{player.steps}",
-                        seat,
-                        kind,
-                        prompt,
-                        legal,
-                        f"{legal[0]}",
-                        {"window": name, "energy": player.energy},
-                    )
-                )
-            if not decisions:
-                return
-            answers = self.ask(decisions)
-            if any(str(a).endswith("memory_swap") for a in answers.values()):
-                self.attempt(None, self.apply_window, decisions, answers, apply)  # it asks
+            waiting = [
+                players[seat] for seat in self.s.turn_order() if not players[seat].window_done
+            ]
+            choices = self.answered_round(name, waiting)
+            if choices is None:
+                choices = self.ask_window_round(name, waiting, options, kind, prompt)
+                if not choices:
+                    return  # nobody has anything left to do
+            if any(choice.endswith("memory_swap") for _, choice in choices):
+                self.attempt(None, self.apply_window, choices, apply)  # it asks
             else:
-                self.apply_window(decisions, answers, apply)
+                self.apply_window(choices, apply)
+
+    def window_id(self, name: str, player: Player) -> str:
+        return f"t{self.s.round}-p{player.seat + 1}-{name}-{player.steps}"
+
+    def answered_round(self, name: str, waiting: list[Player]) -> list[tuple[Player, str]] | None:
+        """The choices of a round of questions all of ``waiting`` have answered (None: not
+        asked yet, or not all answered). Everyone not done was asked (a player with nothing
+        to choose is done before the questions go out), so their options need not be built
+        again; a timeout chooses ``done``."""
+        answers = self.s.answers
+        choices: list[tuple[Player, str]] = []
+        for player in waiting:
+            answer = answers.get(self.window_id(name, player))
+            if answer is None:
+                return None
+            choices.append((player, "done" if answer.choice == TIMEOUT else str(answer.choice)))
+        return choices or None
+
+    def ask_window_round(
+        self,
+        name: str,
+        waiting: list[Player],
+        options: Callable[[Player], tuple[str, ...]],
+        kind: DecisionKind,
+        prompt: str,
+    ) -> list[tuple[Player, str]]:
+        """Ask the next round of a free window: those of ``waiting`` with something to do;
+        the others are done. Suspends until they answer; returns their choices."""
+        decisions: list[Decision] = []
+        for player in waiting:
+            legal = options(player)
+            if len(legal) <= 1:
+                player.window_done = True
+                continue
+            decisions.append(
+                Decision(
+                    self.window_id(name, player),
+                    player.seat,
+                    kind,
+                    prompt,
+                    legal,
+                    f"{legal[0]}",
+                    {"window": name, "energy": player.energy},
+                )
+            )
+        answers = self.ask(decisions)
+        return [
+            (
+                self.s.players[d.seat],
+                str(d.options[0] if answers[d.id] == TIMEOUT else answers[d.id]),
+            )
+            for d in decisions
+        ]
 
     def apply_window(
-        self,
-        decisions: list[Decision],
-        answers: dict[str, Any],
-        apply: Callable[[Player, str], None],
+        self, choices: list[tuple[Player, str]], apply: Callable[[Player, str], None]
     ) -> None:
         """One round of a free window's answers, in turn order."""
-        for decision in decisions:
-            player = self.s.players[decision.seat]
-            choice = answers[decision.id]
-            if choice == TIMEOUT:
-                choice = decision.options[0]
+        for player, choice in choices:
             if choice == "done":
                 player.window_done = True
             else:
-                apply(player, str(choice))
+                apply(player, choice)
             player.steps += 1
 
     # ---------------------------------------------------------- upgrade phase
@@ -114,26 +143,34 @@ class UpgradePhase2023(Base2023):
         self.s.stage = "draw"
 
     def upgrade_options(self, player: Player) -> tuple[str, ...]:
-        draw: list[str] = []
+        options = ["done"]
         if (
             not player.drew
             and player.energy >= 1
             and (self.s.upgrade_deck or self.s.upgrade_discard)
         ):
-            draw.append("draw")
-        install: list[str] = []
-        if not player.installed_now:
-            specs = upgrade_specs()
-            for card in player.reserve:
-                spec = specs[card.name]
-                if spec.cost <= player.energy and (
-                    self.count_installed(player, spec.permanent) < MAX_INSTALLED
-                ):
-                    install.append(f"install {card.name}")
-        undo = [f"undo install {name}"] if (name := self.undoable(player)) else []
-        use = self.any_time_options(player, upgrade_phase=True)
-        uninstall = [f"uninstall {c.name}" for c in player.installed]
-        return _options(["done"], draw, install, undo, use, uninstall)
+            options.append("draw")
+        if not player.installed_now and player.reserve:
+            options.extend(self.install_options(player))
+        if name := self.undoable(player):
+            options.append(f"undo install {name}")
+        if player.installed:
+            options.extend(self.any_time_options(player, upgrade_phase=True))
+            options.extend(f"uninstall {c.name}" for c in player.installed)
+        return _options(options)
+
+    def install_options(self, player: Player) -> list[str]:
+        """The reserve cards ``player`` can pay for and has room for (3 of each type)."""
+        specs = upgrade_specs()
+        full = {
+            permanent: self.count_installed(player, permanent) >= MAX_INSTALLED
+            for permanent in (True, False)
+        }
+        return [
+            f"install {card.name}"
+            for card in player.reserve
+            if specs[card.name].cost <= player.energy and not full[specs[card.name].permanent]
+        ]
 
     def undoable(self, player: Player) -> str | None:
         """The card this phase's install put in place, if that install may be taken back.
@@ -198,6 +235,8 @@ class UpgradePhase2023(Base2023):
     def any_time_options(self, player: Player, upgrade_phase: bool) -> list[str]:
         """Non-movement temporaries usable outside a register (4.5 W-UP / W-PROG, 12-C8)."""
         result: list[str] = []
+        if not player.installed:
+            return result
         names = [c.name for c in player.installed]
         if "recharge" in names and player.energy < MAX_ENERGY:
             result.append("use recharge")

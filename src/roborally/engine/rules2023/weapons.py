@@ -18,6 +18,7 @@ REPLACEMENT_WEAPONS = (
     "tractor_beam",
     "displacing_blast",
 )
+REPLACEMENT_SET = frozenset(REPLACEMENT_WEAPONS)
 #: One shot of a laser: its direction, the robots it hits (nearest first), where the beam
 #: ends, the damage to each robot, and its cause.
 Shot = tuple[Direction, list[int], Pos, int, str]
@@ -29,9 +30,9 @@ class Weapons2023(Base2023):
     def stage_weapons(self) -> None:
         """Step B6: robot weapons, one robot at a time in turn order (12-B19, 12-C5)."""
         order = self.s.order or self.s.turn_order()
-        while self.s.turn < len(order):
-            self.fire_weapons(order[self.s.turn])
-            self.s.turn += 1
+        for turn in range(self.s.turn, len(order)):
+            self.s.turn = turn  # where a re-run after a question picks up
+            self.fire_weapons(order[turn])
         self.s.turn = 0
         self.s.stage = "register_end"
 
@@ -45,12 +46,16 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if player.pos is None or player.shutdown:
             return  # 12-C5: a shut-down robot does not fire
+        if not self.robot_in_line(seat):
+            return  # every shot and weapon goes along a row or column: nothing to hit
         if not self.s.upgrades:
             self.shoot(seat, self.laser_shots(seat, main=True))
             return
         weapon = self.choose_weapon(seat)
         if weapon == "main":
             shots = self.laser_shots(seat, main=True)
+            if not shots:
+                return  # nothing in line: no shot, no event
             asks = any(self.shield_asks(self.s.players[t]) for shot in shots for t in shot[1])
             self.attempt(seat, self.shoot, seat, shots, asks=asks)
         else:
@@ -61,7 +66,7 @@ class Weapons2023(Base2023):
         """``main``, or the replacement weapon the player fires instead (asked only if one
         is usable: it needs a robot in the line of fire)."""
         player = self.s.players[seat]
-        if not self.holds_any(player, frozenset(REPLACEMENT_WEAPONS)):
+        if not player.installed or not self.holds_any(player, REPLACEMENT_SET):
             return "main"
         hit = self.first_hit(seat, player.facing)
         if hit is None:
@@ -109,16 +114,16 @@ class Weapons2023(Base2023):
         if player.pos is None:
             return []
         shots: list[Shot] = []
-        names = {c.name for c in player.installed} if self.s.upgrades else set()
+        names = {c.name for c in player.installed} if player.installed else set()
         if main:
             directions = [player.facing]
             if "laser_kata" in names and self.uturned(player):
                 directions = [player.facing.turned(Turn(i)) for i in range(4)]
             damage = 2 if "double_barrel_laser" in names else 1
             for direction in directions:
-                if not self.robot_ahead(seat, direction):
-                    continue  # nothing to hit: no need to trace the beam
                 if "rail_gun" in names:
+                    if not self.robot_ahead(seat, direction):
+                        continue  # nothing to hit: no need to follow the rail
                     targets, end = self.rail_line(seat, direction)
                     if targets:
                         shots.append((direction, targets, end, damage, "robot laser"))
@@ -136,20 +141,31 @@ class Weapons2023(Base2023):
         target, end = self.trace_shot(seat, direction)
         return None if target is None else (target, end)
 
+    def robot_in_line(self, seat: int) -> bool:
+        """Whether another robot stands in ``seat``'s row or column (walls aside)."""
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        x, y = pos
+        for p in self.s.players:
+            other = p.pos
+            if other is not None and p.seat != seat and (other[0] == x or other[1] == y):
+                return True
+        return False
+
     def robot_ahead(self, seat: int, direction: Direction) -> bool:
         """Whether another robot stands in line ahead of ``seat``'s towards ``direction``,
         walls aside: if not, no shot that way can hit a robot."""
         pos = self.s.players[seat].pos
         assert pos is not None
+        x, y = pos
         dx, dy = direction.dx, direction.dy
         for p in self.s.players:
             other = p.pos
             if other is None or p.seat == seat:
                 continue
-            if dx and other.y == pos.y and (other.x - pos.x) * dx > 0:
-                return True
-            if dy and other.x == pos.x and (other.y - pos.y) * dy > 0:
-                return True
+            ox, oy = other
+            if (oy == y and (ox - x) * dx > 0) or (ox == x and (oy - y) * dy > 0):
+                return True  # (a product is 0, never positive, off the line of fire)
         return False
 
     def uturned(self, player: Player) -> bool:
