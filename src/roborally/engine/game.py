@@ -151,35 +151,42 @@ class Game:
     # ------------------------------------------------------------- change
     def check(self, action: Action) -> Any:
         """Validate an action without applying it; returns the normalised choice."""
+        return self._checked(action)[1]
+
+    def _checked(self, action: Action) -> tuple[Decision, Any]:
+        """The pending decision ``action`` answers and its normalised choice (or an error)."""
         if self._state.over:
             raise IllegalActionError("the game is over")
-        decision = next((d for d in self._pending if d.id == action.decision_id), None)
-        if decision is None:
-            waiting = ", ".join(d.id for d in self._pending) or "nothing"
-            raise NotYourDecisionError(
-                f"no pending decision {action.decision_id!r} (the game waits for {waiting})"
-            )
+        decision = self._pending_decision(action.decision_id)
         if not isinstance(action.seat, int) or action.seat != decision.seat:
             raise NotYourDecisionError(
                 f"decision {decision.id!r} belongs to seat {decision.seat + 1}, not {action.seat!r}"
             )
         _check_choice_type(decision, action.choice)
         try:
-            return self._rules.validate(decision, action.choice)
+            return decision, self._rules.validate(decision, action.choice)
         except (TypeError, KeyError, ValueError) as error:
             if isinstance(error, ActionError):
                 raise
             raise InvalidActionError(f"{decision.id}: malformed choice ({error})") from None
 
+    def _pending_decision(self, decision_id: str) -> Decision:
+        for decision in self._pending:
+            if decision.id == decision_id:
+                return decision
+        waiting = ", ".join(d.id for d in self._pending) or "nothing"
+        raise NotYourDecisionError(
+            f"no pending decision {decision_id!r} (the game waits for {waiting})"
+        )
+
     def apply(self, action: Action) -> list[Event]:
         """Apply one action; returns the events it caused. Illegal actions change nothing."""
-        choice = self.check(action)
+        answered, choice = self._checked(action)
         self._forget_views()
         normal = Action(action.decision_id, action.seat, choice)
         before = len(self._state.events)
         self._state.answers[normal.decision_id] = normal
         self.actions.append(normal)
-        answered = next(d for d in self._pending if d.id == normal.decision_id)
         rest = self._rules.pending_after(answered, self._pending)
         self._pending = self._rules.advance() if rest is None else rest
         return self._state.events[before:]

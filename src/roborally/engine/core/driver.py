@@ -10,7 +10,7 @@ the stage runs again once they are answered. The driver knows no edition.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from roborally.engine.core.board import default_start_facing
@@ -18,12 +18,17 @@ from roborally.engine.core.decisions import TIMEOUT, Decision, IllegalActionErro
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
+from roborally.engine.core.state import GameState
 from roborally.engine.core.view import ViewMemo
 
 
 class StageDriver(Mechanics):
     """Runs a ruleset's stages, collects answers, ends the game. The ruleset supplies what a
     player sees (:meth:`observation`), the legal and default answers and their validation."""
+
+    def __init__(self, state: GameState) -> None:
+        super().__init__(state)
+        self._stages: dict[str, Callable[[], None]] = {}  # advance's bound stages by name
 
     # ------------------------------------------------- supplied by each ruleset
     def observation(
@@ -59,8 +64,11 @@ class StageDriver(Mechanics):
     # ------------------------------------------------------------------ driver
     def advance(self) -> list[Decision]:
         """Run stages until the game needs decisions or ends; return the pending decisions."""
+        stages = self._stages
         while not self.s.over:
-            stage = getattr(self, "stage_" + self.s.stage)
+            stage = stages.get(self.s.stage)
+            if stage is None:
+                stage = stages[self.s.stage] = getattr(self, "stage_" + self.s.stage)
             try:
                 stage()
             except Suspend as suspend:
