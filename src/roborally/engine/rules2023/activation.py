@@ -22,9 +22,9 @@ TURN_STEPS = ("reenter", "pre", "resolve", "post")  # stage_turns knows them by 
 STILL_EFFECTS = frozenset(
     {"rotate_left", "rotate_right", "u_turn", "power_up", "spam", "install_permanent"}
 )
-#: Programming card effects that ask nothing up front: for a robot holding none of
-#: :data:`ASKING_ON_OWN_CARD` they ask nothing of their own
-#: (:meth:`Activation2023.prepare_plain_card`).
+#: Programming card effects that ask nothing up front (but Brakes on a Move 1): for a robot
+#: holding none of :data:`ASKING_ON_OWN_CARD` they ask nothing of their own
+#: (:meth:`Activation2023.prepare_plain_card`, :meth:`Activation2023.resolve_turn`).
 PLAIN_EFFECTS = frozenset(
     {"move1", "move2", "move3", "move_back", "rotate_left", "rotate_right", "u_turn", "power_up"}
 )
@@ -166,11 +166,15 @@ class Activation2023(Base2023):
         if (
             len(cards) == 1
             and effect in PLAIN_EFFECTS
-            and not (player.installed and self.holds_any(player, ASKING_ON_OWN_CARD))
+            # A plain card asks nothing up front (ask_up_front), but Brakes on a Move 1.
+            and (effect != "move1" or not (player.installed and self.has(player, "brakes")))
         ):
             # The common case: nothing asked up front, so the unit of work begun here is the
             # one the card runs in (attempt() would begin the same one again).
-            if self.prepare_plain_card(seat, effect):
+            asks = self.prepare_plain_card(seat, effect)
+            if not asks and player.installed and self.holds_any(player, ASKING_ON_OWN_CARD):
+                asks = self.card_may_ask(seat, {effect}, None)
+            if asks:
                 self.attempt(seat, self.resolve_register, seat, register)
                 return
             try:
@@ -185,10 +189,10 @@ class Activation2023(Base2023):
             self.resolve_register(seat, register)
 
     def prepare_plain_card(self, seat: int, effect: str) -> bool:
-        """:meth:`prepare_card` for a plain programming card (:data:`PLAIN_EFFECTS`) of a robot
-        holding none of :data:`ASKING_ON_OWN_CARD`: nothing to ask up front, nothing of its
-        own that asks; only a Magnetic robot next to it may be asked. Returns whether the card
-        may ask."""
+        """:meth:`prepare_card` for a plain programming card (:data:`PLAIN_EFFECTS`) that asks
+        nothing up front (not a Move 1 with Brakes, :meth:`ask_up_front`): returns whether a
+        Magnetic robot next to it may be asked. (Whether the card's owner may be asked, when it
+        holds one of :data:`ASKING_ON_OWN_CARD`, is :meth:`card_may_ask`'s to say.)"""
         self.begin_unit(seat)
         self._magnets_near = effect not in STILL_EFFECTS and self.magnetic_near(seat, 1)
         return self._magnets_near

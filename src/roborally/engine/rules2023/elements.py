@@ -43,15 +43,18 @@ class Elements2023(Base2023):
         """Whether a robot a board laser may hit (one standing in a beam's path) could be
         asked for its Deflector Shield or Energy Conversion: if not, the lasers fire without
         a snapshot. The damage moves no robot, so the hits are decided by where they stand."""
-        in_beam = self.laser_cells()
+        in_beam = None
         grid = self.grid
-        return any(
-            p.installed  # most robots hold no upgrade: no need to look further
-            and p.pos is not None
-            and grid.index(p.pos) in in_beam
-            and (self.shield_asks(p) or self.has(p, "energy_conversion"))
-            for p in self.s.players
-        )
+        for p in self.s.players:  # a loop: cheaper than any() over a generator
+            if not p.installed or p.pos is None:
+                continue  # most robots hold no upgrade: no need to look further
+            if in_beam is None:
+                in_beam = self.laser_cells()
+            if grid.index(p.pos) in in_beam and (
+                self.shield_asks(p) or self.has(p, "energy_conversion")
+            ):
+                return True
+        return False
 
     def laser_cells(self) -> frozenset[int]:
         """The cells (grid indices) some board laser's beam passes, whatever stands in it."""

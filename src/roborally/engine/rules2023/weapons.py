@@ -51,16 +51,28 @@ class Weapons2023(Base2023):
         if not self.s.upgrades:
             self.shoot(seat, self.laser_shots(seat, main=True))
             return
-        weapon = self.choose_weapon(seat)
+        if player.installed and self.holds_any(player, REPLACEMENT_SET):
+            weapon = self.choose_weapon(seat)
+        else:
+            weapon = "main"  # most robots: no replacement weapon to choose
         if weapon == "main":
             shots = self.laser_shots(seat, main=True)
             if not shots:
                 return  # nothing in line: no shot, no event
-            asks = any(self.shield_asks(self.s.players[t]) for shot in shots for t in shot[1])
-            self.attempt(seat, self.shoot, seat, shots, asks=asks)
+            self.attempt(seat, self.shoot, seat, shots, asks=self.shots_ask(shots))
         else:
             asks = self.shield_ready(besides=seat)  # Mini Howitzer or the Rear Laser may hit it
             self.attempt(seat, self.fire_replacement, seat, weapon, asks=asks)
+
+    def shots_ask(self, shots: list[Shot]) -> bool:
+        """Whether a robot ``shots`` hit can be asked to raise its Deflector Shield (then
+        the shots run on a snapshot)."""
+        players = self.s.players
+        for shot in shots:
+            for target in shot[1]:
+                if players[target].installed and self.shield_asks(players[target]):
+                    return True
+        return False
 
     def choose_weapon(self, seat: int) -> str:
         """``main``, or the replacement weapon the player fires instead (asked only if one
@@ -113,8 +125,12 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if player.pos is None:
             return []
+        if not player.installed:  # most robots: the main laser, straight ahead
+            if main and (hit := self.first_hit(seat, player.facing)):
+                return [(player.facing, [hit[0]], hit[1], 1, "robot laser")]
+            return []
         shots: list[Shot] = []
-        names = {c.name for c in player.installed} if player.installed else set()
+        names = {c.name for c in player.installed}
         if main:
             directions = [player.facing]
             if "laser_kata" in names and self.uturned(player):
