@@ -46,15 +46,12 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if player.pos is None or player.shutdown:
             return  # 12-C5: a shut-down robot does not fire
+        if not player.installed:
+            self.fire_main_laser(seat, player)  # most robots: no upgrade, one shot ahead
+            return
         if not self.robot_in_line(seat):
             return  # every shot and weapon goes along a row or column: nothing to hit
-        if not self.s.upgrades:
-            self.shoot(seat, self.laser_shots(seat, main=True))
-            return
-        if player.installed and self.holds_any(player, REPLACEMENT_SET):
-            weapon = self.choose_weapon(seat)
-        else:
-            weapon = "main"  # most robots: no replacement weapon to choose
+        weapon = self.choose_weapon(seat)
         if weapon == "main":
             shots = self.laser_shots(seat, main=True)
             if not shots:
@@ -63,6 +60,21 @@ class Weapons2023(Base2023):
         else:
             asks = self.shield_ready(besides=seat)  # Mini Howitzer or the Rear Laser may hit it
             self.attempt(seat, self.fire_replacement, seat, weapon, asks=asks)
+
+    def fire_main_laser(self, seat: int, player: Player) -> None:
+        """B6 for a robot without upgrades: its main laser, 1 damage to the first robot ahead
+        (:meth:`laser_shots` without the upgrades)."""
+        facing = player.facing
+        if not self.robot_ahead(seat, facing):
+            return  # nothing in line ahead: no shot, no event
+        target, end = self.trace_shot(seat, facing)
+        if target is None:
+            return
+        shots: list[Shot] = [(facing, [target], end, 1, "robot laser")]
+        if self.s.upgrades:
+            self.attempt(seat, self.shoot, seat, shots, asks=self.shots_ask(shots))
+        else:
+            self.shoot(seat, shots)
 
     def shots_ask(self, shots: list[Shot]) -> bool:
         """Whether a robot ``shots`` hit can be asked to raise its Deflector Shield (then
@@ -125,12 +137,8 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if player.pos is None:
             return []
-        if not player.installed:  # most robots: the main laser, straight ahead
-            if main and (hit := self.first_hit(seat, player.facing)):
-                return [(player.facing, [hit[0]], hit[1], 1, "robot laser")]
-            return []
         shots: list[Shot] = []
-        names = {c.name for c in player.installed}
+        names = {c.name for c in player.installed} if player.installed else set()
         if main:
             directions = [player.facing]
             if "laser_kata" in names and self.uturned(player):
