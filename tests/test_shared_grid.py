@@ -28,3 +28,18 @@ def test_a_shared_grid_is_the_grid_compiled_afresh() -> None:
         assert default_start_facing(shared, space.pos) == default_start_facing(fresh, space.pos)
     other = find_course("y23-rush-hour").course
     assert shared_grid(other) is not shared_grid(course)
+
+
+def test_the_beam_index_lists_every_space_of_every_board_laser() -> None:
+    grid = Grid(find_course("y23-rush-hour").course)
+    assert grid.lasers
+    listed = {
+        (i, number, distance) for i, beams in grid.beams_over.items() for number, distance in beams
+    }
+    walked = {
+        (i, number, distance)
+        for number, (_, _, path) in enumerate(grid.lasers)
+        for distance, i in enumerate(path)
+    }
+    assert listed == walked
+    assert grid.beam_ends == [grid.pos(path[-1]) for _, _, path in grid.lasers]

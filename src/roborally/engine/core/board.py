@@ -408,6 +408,14 @@ class Grid:
                 continue
             for laser in cell.lasers:
                 self.lasers.append((self.pos(i), laser, self._beam_path(i, laser.direction)))
+        #: For each space a board laser's beam crosses: (laser number, spaces from its
+        #: emitter); the rules look up the robots' spaces here instead of walking every beam.
+        self.beams_over: dict[int, list[tuple[int, int]]] = {}
+        for number, (_, _, path) in enumerate(self.lasers):
+            for distance, i in enumerate(path):
+                self.beams_over.setdefault(i, []).append((number, distance))
+        #: Where each board laser's beam ends when it hits no robot.
+        self.beam_ends = [self.pos(path[-1]) for _, _, path in self.lasers]
 
     def _overlay(self, cells: list[Cell | None], pos: Pos, what: str) -> None:
         if not self.on_grid(pos) or cells[self.index(pos)] is None:

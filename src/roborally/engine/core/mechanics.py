@@ -347,21 +347,25 @@ class Mechanics:
         """Beams hitting each robot (nearest robot in each beam), emitting SHOT events."""
         grid = self.grid
         width = grid.width
-        occupancy = {p.pos.y * width + p.pos.x: p.seat for p in self.s.players if p.pos}
+        nearest: dict[int, tuple[int, int]] = {}  # laser number -> (distance, seat)
+        for p in self.s.players:
+            if p.pos is None:
+                continue
+            for number, distance in grid.beams_over.get(p.pos[1] * width + p.pos[0], ()):
+                found = nearest.get(number)
+                # "<=": of robots sharing a space (where an edition allows it) the later
+                # player is the one hit, as it always was
+                if found is None or distance <= found[0]:
+                    nearest[number] = (distance, p.seat)
         hits: dict[int, int] = {}
-        for origin, laser, path in grid.lasers:
-            target = None
-            end = path[-1]
-            for i in path:
-                if i in occupancy:
-                    target = occupancy[i]
-                    end = i
-                    break
+        for number, (origin, laser, path) in enumerate(grid.lasers):
+            found = nearest.get(number)
+            target = None if found is None else found[1]
             self.emit(
                 EventKind.SHOT,
                 seat=target,
                 pos=origin,
-                to=grid.pos(end),
+                to=grid.beam_ends[number] if found is None else grid.pos(path[found[0]]),
                 facing=laser.direction,
                 amount=laser.beams,
                 cause="board laser",
