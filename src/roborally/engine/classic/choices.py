@@ -12,7 +12,6 @@ from typing import Any
 from roborally.engine.classic.base import PLACE, POWER, ClassicBase
 from roborally.engine.classic.model import MOVES, NUM_REGISTERS, ROTATIONS, card_type
 from roborally.engine.core.decisions import (
-    TIMEOUT,
     Decision,
     DecisionKind,
     IllegalActionError,
@@ -32,11 +31,8 @@ class ClassicChoices(ClassicBase):
 
         return classic_observation(self.s, seat, pending, memo)
 
-    def validate(self, decision: Decision, choice: Any) -> Any:
-        if choice == TIMEOUT:
-            return TIMEOUT
-        if decision.kind is DecisionKind.PROGRAM:
-            return self.validate_program(decision, choice)
+    def validate_answer(self, decision: Decision, choice: Any) -> Any:
+        """Check a choice other than a program against its decision; return it normalised."""
         if decision.kind is POWER:
             if isinstance(choice, str) and choice.strip().lower() in ("yes", "no", "true", "false"):
                 choice = choice.strip().lower() in ("yes", "true")

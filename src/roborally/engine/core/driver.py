@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from roborally.engine.core.board import default_start_facing
-from roborally.engine.core.decisions import TIMEOUT, Decision, IllegalActionError
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
@@ -38,9 +38,19 @@ class StageDriver(Mechanics):
         raise NotImplementedError
 
     def validate(self, decision: Decision, choice: Any) -> Any:
-        raise NotImplementedError
+        """Check a choice against its decision; return it normalised or raise an error. A
+        timeout stands for the default; programs and the other kinds are the ruleset's."""
+        if choice == TIMEOUT:
+            return TIMEOUT
+        if decision.kind is DecisionKind.PROGRAM:
+            return self.validate_program(decision, choice)
+        return self.validate_answer(decision, choice)
 
     def validate_program(self, decision: Decision, choice: Any) -> tuple[str | None, ...]:
+        raise NotImplementedError
+
+    def validate_answer(self, decision: Decision, choice: Any) -> Any:
+        """:meth:`validate` for every decision but a program (and a timeout)."""
         raise NotImplementedError
 
     def default_choice(self, decision: Decision) -> Any:

@@ -64,7 +64,6 @@ class Base2023(StageDriver):
         self._unit: int | None = None  # whose turn or shot the current unit of work is
         self._counts: dict[tuple[int, str], int] = {}  # numbers repeated decisions in a unit
         self._received = 0  # damage cards received (Energy Conversion)
-        self._laser_cells: frozenset[int] | None = None  # cells in board laser beams
         # Each card name's type and effect (the programming cards' effect is their name), looked
         # up for every card drawn, discarded or resolved; a programming card's name wins.
         damage = state.config.damage_deck.cards

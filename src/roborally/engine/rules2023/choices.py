@@ -12,7 +12,6 @@ from typing import Any
 
 from roborally.engine.core.cards import CardType
 from roborally.engine.core.decisions import (
-    TIMEOUT,
     Decision,
     DecisionKind,
     IllegalActionError,
@@ -36,12 +35,8 @@ class Choices2023(Base2023):
         return observation(self.s, seat, pending, memo)
 
     # ============================================================ validation
-    def validate(self, decision: Decision, choice: Any) -> Any:
-        """Check a choice against its decision; return it normalised or raise an error."""
-        if choice == TIMEOUT:
-            return TIMEOUT
-        if decision.kind is DecisionKind.PROGRAM:
-            return self.validate_program(decision, choice)
+    def validate_answer(self, decision: Decision, choice: Any) -> Any:
+        """Check a choice other than a program against its decision; return it normalised."""
         if decision.kind in STRING_KINDS:
             if not isinstance(choice, str):
                 raise InvalidActionError(

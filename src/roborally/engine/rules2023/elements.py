@@ -43,24 +43,16 @@ class Elements2023(Base2023):
         """Whether a robot a board laser may hit (one standing in a beam's path) could be
         asked for its Deflector Shield or Energy Conversion: if not, the lasers fire without
         a snapshot. The damage moves no robot, so the hits are decided by where they stand."""
-        in_beam = None
         grid = self.grid
+        in_beam = grid.beams_over  # the spaces some beam crosses, whatever stands in it
         for p in self.s.players:  # a loop: cheaper than any() over a generator
             if not p.installed or p.pos is None:
                 continue  # most robots hold no upgrade: no need to look further
-            if in_beam is None:
-                in_beam = self.laser_cells()
             if grid.index(p.pos) in in_beam and (
                 self.shield_asks(p) or self.has(p, "energy_conversion")
             ):
                 return True
         return False
-
-    def laser_cells(self) -> frozenset[int]:
-        """The cells (grid indices) some board laser's beam passes, whatever stands in it."""
-        if self._laser_cells is None:
-            self._laser_cells = frozenset(i for _, _, path in self.grid.lasers for i in path)
-        return self._laser_cells
 
     def board_lasers(self) -> None:
         self.emit(EventKind.ELEMENT_STEP, cause="board lasers")
