@@ -31,11 +31,13 @@ class Direction(IntEnum):
 
     @property
     def opposite(self) -> Direction:
-        return Direction((self + 2) % 4)
+        return DIRECTIONS[(self + 2) % 4]
 
     def turned(self, turn: Turn) -> Direction:
         """The direction after a turn (LEFT is counter-clockwise)."""
-        return Direction((self + int(turn)) % 4)
+        # Indexing the tuple of members: calling Direction(...) goes through the enum's
+        # lookup machinery, several times slower, and robots turn often.
+        return DIRECTIONS[(self + turn) % 4]
 
     @property
     def dx(self) -> int:
@@ -89,7 +91,10 @@ class Turn(IntEnum):
         >>> Turn.between(NORTH, WEST)
         <Turn.LEFT: 3>
         """
-        return cls((after - before) % 4)
+        return TURNS[(after - before) % 4]
+
+
+TURNS = (Turn.NONE, Turn.RIGHT, Turn.U_TURN, Turn.LEFT)
 
 
 class Pos(NamedTuple):
