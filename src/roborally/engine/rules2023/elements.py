@@ -48,7 +48,7 @@ class Elements2023(Base2023):
         for p in self.s.players:  # a loop: cheaper than any() over a generator
             if not p.installed or p.pos is None:
                 continue  # most robots hold no upgrade: no need to look further
-            if grid.index(p.pos) in in_beam and (
+            if p.pos[1] * grid.width + p.pos[0] in in_beam and (
                 self.shield_asks(p) or self.has(p, "energy_conversion")
             ):
                 return True
@@ -80,8 +80,10 @@ class Elements2023(Base2023):
         """Whether ``player``'s robot stands on the checkpoint it claims next (C8)."""
         if player.pos is None or player.shutdown:
             return False
-        cell = self.grid.cells[self.grid.index(player.pos)]
-        return cell is not None and cell.checkpoint == player.checkpoint + 1
+        # Checkpoint n stands at checkpoints[n - 1]: a tuple lookup, no cell to fetch.
+        checkpoints = self.grid.checkpoints
+        claimed = player.checkpoint
+        return claimed < len(checkpoints) and checkpoints[claimed] == player.pos
 
     def register_end(self) -> None:
         r = self.s.register

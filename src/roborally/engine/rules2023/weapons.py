@@ -19,6 +19,9 @@ REPLACEMENT_WEAPONS = (
     "displacing_blast",
 )
 REPLACEMENT_SET = frozenset(REPLACEMENT_WEAPONS)
+#: The upgrades that change what a robot fires in step B6; without any, it fires its plain
+#: main laser (:meth:`Weapons2023.fire_main_laser`).
+WEAPON_UPGRADES = REPLACEMENT_SET | {"laser_kata", "rail_gun", "double_barrel_laser", "rear_laser"}
 #: One shot of a laser: its direction, the robots it hits (nearest first), where the beam
 #: ends, the damage to each robot, and its cause.
 Shot = tuple[Direction, list[int], Pos, int, str]
@@ -46,8 +49,8 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         if player.pos is None or player.shutdown:
             return  # 12-C5: a shut-down robot does not fire
-        if not player.installed:
-            self.fire_main_laser(seat, player)  # most robots: no upgrade, one shot ahead
+        if not player.installed or not self.holds_any(player, WEAPON_UPGRADES):
+            self.fire_main_laser(seat, player)  # most robots: no weapon upgrade, one shot ahead
             return
         if not self.robot_in_line(seat):
             return  # every shot and weapon goes along a row or column: nothing to hit
@@ -62,8 +65,8 @@ class Weapons2023(Base2023):
             self.attempt(seat, self.fire_replacement, seat, weapon, asks=asks)
 
     def fire_main_laser(self, seat: int, player: Player) -> None:
-        """B6 for a robot without upgrades: its main laser, 1 damage to the first robot ahead
-        (:meth:`laser_shots` without the upgrades)."""
+        """B6 for a robot without weapon upgrades: its main laser, 1 damage to the first robot
+        ahead (:meth:`laser_shots` without the upgrades)."""
         facing = player.facing
         if not self.robot_ahead(seat, facing):
             return  # nothing in line ahead: no shot, no event
