@@ -369,6 +369,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_arguments(serve)
     serve.set_defaults(func=_cmd_serve)
+
+    from roborally.server import bot_command
+
+    bot = sub.add_parser("bot", help="play a seat of a running server with a bot")
+    bot_command.add_arguments(bot)
+    bot.set_defaults(func=bot_command.run)
     return parser
 
 

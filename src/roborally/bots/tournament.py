@@ -18,6 +18,7 @@ class importable from any module (it is called with a seed).
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import math
 import multiprocessing
@@ -54,7 +55,23 @@ def make(kind: str, seed: int) -> Bot:
             factory = getattr(importlib.import_module(module), name)
         except (ImportError, AttributeError) as error:
             raise ValueError(f"cannot load bot {kind!r}: {error}") from None
-        bot: Bot = factory(seed)
+        if not callable(factory):
+            raise ValueError(f"bot {kind!r} is not a class or function")
+        try:
+            inspect.signature(factory).bind(seed)
+        except TypeError:
+            raise ValueError(
+                f"bot {kind!r} cannot be made with a seed: it is called as {name}(seed),"
+                " so its __init__ must take one argument (e.g. def __init__(self, seed=0))"
+            ) from None
+        except ValueError:  # no signature to look at (a builtin): just try it
+            pass
+        try:
+            bot: Bot = factory(seed)
+        except Exception as error:
+            raise ValueError(f"cannot make bot {kind!r}: {error!r}") from None
+        if not callable(getattr(bot, "choose", None)):
+            raise ValueError(f"bot {kind!r} has no choose(observation, decision) method")
         return bot
     raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))}, or module:Class)")
 
