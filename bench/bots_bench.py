@@ -13,6 +13,11 @@ benchmark). It prints figures and asserts nothing.
   planner bots on ``cl-first-shift`` with the classic hand of the most distinct programs (9 cards
   of the 7 classic types: 5,070 programs), board model warm, one core.
 * **expert**: decision time of a program decision in 4-robot games on a beginner course.
+* **simulator** (``--only simulator``): the public fast simulator
+  (:class:`roborally.bots.simulator.Simulator`, ``docs/simulator.md``) on the same busy-course
+  positions, board model warm, one core: programs per millisecond scored by
+  ``best_programs`` (the planner's search over every distinct program of the hand),
+  ``score_programs`` (a given list: every ordering of 5 of the hand's cards) and ``run``.
 * **games/s**: whole games between 4 planner bots on a beginner course, one core.
 * **levels** (``--only levels``): decision time of each level (Beginner, Casual, Strong,
   Expert) over the program decisions and over all decisions of 4-robot games between the levels
@@ -29,6 +34,7 @@ and variants and reports any exception (``--jobs K`` runs those in K processes).
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import sys
 import time
@@ -41,6 +47,7 @@ from roborally.bots.planner import DECK_2023, PlannerBot, Weights
 from roborally.bots.random_bot import make_bot
 from roborally.bots.runner import new_game
 from roborally.bots.sim import _MODELS, board_model, card_code
+from roborally.bots.simulator import Simulator
 from roborally.bots.tournament import GameTask, cpu_count, play_one, run_tournament
 from roborally.content.courses import find_course, list_courses
 from roborally.engine.core.decisions import Action, Decision, DecisionKind
@@ -148,6 +155,42 @@ def bench_planner(args: argparse.Namespace) -> None:
         f"  9 different cards with {', '.join(movers)} ({programs_up} programs): p50"
         f" {1000 * percentile(upgraded, 0.5):.1f} ms, p95 {1000 * percentile(upgraded, 0.95):.1f}"
         f" ms over {len(upgraded)} positions"
+    )
+
+
+def bench_simulator(args: argparse.Namespace) -> None:
+    """Programs per millisecond through the public simulator API (board model warm)."""
+    positions = collect_positions(BUSY_COURSE, max(2, args.games // 3), 11, ["planner"] * 4)
+    full = [(o, d) for o, d in positions if len(d.info["hand"]) == 9 and not d.info["locked"]]
+    full = full[: max(10, args.positions // 10)]
+    searched = scored = ran = 0
+    search_s = score_s = run_s = 0.0
+    for npass in range(2):  # the first pass fills the transition tables
+        for obs, decision in full:
+            sim = Simulator(obs)
+            t0 = time.perf_counter()
+            result = sim.search_programs(decision)
+            t1 = time.perf_counter()
+            programs = list(itertools.permutations(decision.info["hand"], 5))
+            sim.score_programs(programs)
+            t2 = time.perf_counter()
+            for program in programs[:200]:
+                sim.run(program)
+            t3 = time.perf_counter()
+            if npass:
+                searched += result.programs
+                scored += len(programs)
+                ran += 200
+                search_s += t1 - t0
+                score_s += t2 - t1
+                run_s += t3 - t2
+    print(
+        f"simulator: {searched / (1000 * search_s):,.0f} programs/ms (public API,"
+        f" best_programs: the planner's search over every distinct program; {BUSY_COURSE},"
+        f" {len(full)} positions with a full 9-card hand, board model warm, 1 core);"
+        f" score_programs {scored / (1000 * score_s):,.0f} programs/ms (all 15,120 orderings"
+        f" of 5 of the 9 cards, repeats scored once); run {ran / (1000 * run_s):,.1f}"
+        " programs/ms"
     )
 
 
@@ -394,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=0, help="processes for --compare/--soak")
     parser.add_argument(
         "--only",
-        choices=["planner", "classic", "expert", "games", "levels"],
+        choices=["planner", "simulator", "classic", "expert", "games", "levels"],
         help="one benchmark",
     )
     args = parser.parse_args(argv)
@@ -403,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
             return soak(args)
         if args.only in (None, "planner"):
             bench_planner(args)
+        if args.only in (None, "simulator"):
+            bench_simulator(args)
         if args.only in (None, "classic"):
             bench_classic(args)
         if args.only in (None, "expert"):

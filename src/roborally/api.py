@@ -36,7 +36,9 @@ from roborally.bots.expert import ExpertBot
 from roborally.bots.planner import PlannerBot, random_program, register_course
 from roborally.bots.random_bot import RandomBot, seat_seed
 from roborally.bots.sim import C_EMPTY, BoardModel, MultiSim, SimRobot, card_code
+from roborally.bots.simulator import End, Simulator
 from roborally.bots.tournament import TournamentResult, register_bot, run_tournament
+from roborally.engine.core.board import StartSpace
 from roborally.engine.core.decisions import (
     TIMEOUT,
     Action,
@@ -49,6 +51,7 @@ from roborally.engine.core.decisions import (
 )
 from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.core.view import choice_to_json, decision_from_json
 from roborally.engine.game import Game, Outcome
 
 __all__ = [
@@ -59,6 +62,8 @@ __all__ = [
     "Bot",
     "Decision",
     "DecisionKind",
+    "Direction",
+    "End",
     "Event",
     "EventKind",
     "ExpertBot",
@@ -68,13 +73,20 @@ __all__ = [
     "NotYourDecisionError",
     "Outcome",
     "PlannerBot",
+    "Pos",
     "RandomBot",
+    "Simulator",
+    "StartSpace",
     "Step",
     "TournamentResult",
     "apply",
     "board",
+    "board_json",
     "bots_for",
+    "cards",
+    "choice_to_json",
     "clone",
+    "decision_from_json",
     "legal_choices",
     "make_bot",
     "me",
@@ -86,6 +98,8 @@ __all__ = [
     "register_bot",
     "register_course",
     "run_tournament",
+    "simulator",
+    "start_spaces",
     "steps",
 ]
 
@@ -265,3 +279,40 @@ class Board:
 def board(observation: dict[str, Any]) -> Board:
     """The :class:`Board` of the observed game (cached per course and edition)."""
     return Board(observation)
+
+
+def simulator(observation: dict[str, Any], seat: int | None = None) -> Simulator:
+    """The fast lone-robot :class:`Simulator` of the observer's robot (or of ``seat``'s):
+    integer states, ``run``, ``score_programs``, ``best_programs``, distance-to-go
+    (``docs/simulator.md``)."""
+    return Simulator(observation, seat)
+
+
+# ------------------------------------------------------------------ course and cards
+def board_json(course: str, edition: str = "2023", variants: Sequence[str] = ()) -> dict[str, Any]:
+    """The course's spaces and elements as the server sends them for drawing (width, height,
+    cells with walls, pits, belts, gears, pushers, lasers, checkpoints, start spaces, ...;
+    ``docs/protocol.md`` 1.2), compiled as ``edition`` plays it with ``variants``."""
+    from roborally.content.boardjson import course_board
+
+    return course_board(course, edition, frozenset(variants))
+
+
+def start_spaces(
+    course: str, edition: str = "2023", variants: Sequence[str] = ()
+) -> list[StartSpace]:
+    """The course's start spaces (``number``, ``pos``, ``facing``: the facing a robot placed
+    there gets) in number order."""
+    from roborally.content.boardjson import course_grid
+    from roborally.content.boardjson import start_spaces as _start_spaces
+
+    return _start_spaces(course_grid(course, edition, frozenset(variants)))
+
+
+def cards(edition: str = "2023") -> dict[str, list[dict[str, Any]]]:
+    """The edition's cards as ``roborally cards --json`` lists them: sections (programming,
+    damage, upgrade cards, ...) of entries with ``id`` (the name decisions and observations
+    use), ``name``, ``type``, ``count`` and ``text``."""
+    from roborally.content.catalogue import catalogue
+
+    return catalogue(edition)

@@ -260,6 +260,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             variants=[v for v in (args.variants or "").split(",") if v],
             records=args.records,
             progress=None if args.quiet else sys.stderr,
+            move_time=args.move_time,
         )
     except ValueError as error:
         print(f"roborally tournament: {error}", file=sys.stderr)
@@ -346,6 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("--variants", default="", help="comma-separated alternative rules")
     tournament.add_argument("--json", help="write the results to this JSON file")
     tournament.add_argument("--records", help="save every game record in this directory")
+    tournament.add_argument(
+        "--move-time",
+        type=float,
+        default=10.0,
+        help="seconds a bot may take per decision; a later answer gets the default (0: no limit)",
+    )
     tournament.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     tournament.set_defaults(func=_cmd_tournament)
 
@@ -369,6 +376,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_arguments(serve)
     serve.set_defaults(func=_cmd_serve)
+
+    from roborally.server import bot_command
+
+    bot = sub.add_parser("bot", help="play a seat of a running server with a bot")
+    bot_command.add_arguments(bot)
+    bot.set_defaults(func=bot_command.run)
     return parser
 
 

@@ -10,6 +10,18 @@ decision time. ``--json FILE`` writes everything, ``--records DIR`` saves every 
 Game ``i`` (from 0) is played with seed ``seed + i`` and the bot list rotated by ``i`` places,
 so every bot sits in every seat (the first seat holds the priority token first).
 
+A bot that raises, answers too late or answers illegally does not stop a game: that decision
+gets its default answer (what :data:`~roborally.engine.core.decisions.TIMEOUT` does: a random
+program, no shutdown, the first option ...), the failure is counted against the bot kind (the
+table's ``errors`` column, ``errors`` and ``first_error`` per bot in the JSON, a line with the
+first message under the table) and the game goes on to its normal end. The time limit per
+decision (``move_time``, ``--move-time``, 10 s by default) is kept without threads: each answer
+is timed and one that took longer is thrown away (the default is played instead), and where
+the game runs in a process's main thread (every worker, and ``--jobs 1`` from the command
+line) a timer signal also stops a bot still thinking at twice the limit, so that even a bot
+that never returns cannot hold up a tournament (a bot stuck inside C code that ignores signals
+still can).
+
 A bot is named by a kind registered in :data:`roborally.bots.random_bot.BOTS` (``random``,
 ``planner``, ``expert``, or one added with :func:`register_bot`), or as ``module:Class`` for a
 class importable from any module (it is called with a seed).
@@ -18,11 +30,14 @@ class importable from any module (it is called with a seed).
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -32,11 +47,13 @@ from typing import Any, TextIO
 
 from roborally.bots.base import Bot
 from roborally.bots.random_bot import BOTS, seat_seed
-from roborally.engine.core.decisions import Action, DecisionKind
+from roborally.engine.core.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
 from roborally.engine.core.events import EventKind
 from roborally.engine.game import Game
 
 DEFAULT_COURSES = {"2023": "tiny", "classic": "cl-first-shift", "classic-1994": "cl-first-shift"}
+#: Seconds a bot may take for one decision in a tournament before its answer is replaced.
+DEFAULT_MOVE_TIME = 10.0
 
 
 def register_bot(kind: str, factory: Callable[[int], Bot]) -> None:
@@ -54,7 +71,23 @@ def make(kind: str, seed: int) -> Bot:
             factory = getattr(importlib.import_module(module), name)
         except (ImportError, AttributeError) as error:
             raise ValueError(f"cannot load bot {kind!r}: {error}") from None
-        bot: Bot = factory(seed)
+        if not callable(factory):
+            raise ValueError(f"bot {kind!r} is not a class or function")
+        try:
+            inspect.signature(factory).bind(seed)
+        except TypeError:
+            raise ValueError(
+                f"bot {kind!r} cannot be made with a seed: it is called as {name}(seed),"
+                " so its __init__ must take one argument (e.g. def __init__(self, seed=0))"
+            ) from None
+        except ValueError:  # no signature to look at (a builtin): just try it
+            pass
+        try:
+            bot: Bot = factory(seed)
+        except Exception as error:
+            raise ValueError(f"cannot make bot {kind!r}: {error!r}") from None
+        if not callable(getattr(bot, "choose", None)):
+            raise ValueError(f"bot {kind!r} has no choose(observation, decision) method")
         return bot
     raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))}, or module:Class)")
 
@@ -70,6 +103,7 @@ class GameTask:
     max_rounds: int
     variants: tuple[str, ...]
     records: str | None
+    move_time: float = DEFAULT_MOVE_TIME  # seconds per decision (0: no limit)
 
 
 @dataclass
@@ -89,6 +123,57 @@ class GameResult:
     record: str | None = None
     error: str | None = None
     bot_errors: list[str] = field(default_factory=list)  # exceptions bots caught themselves
+    failures: list[int] = field(default_factory=list)  # per seat: answers replaced by default
+    first_failure: list[str] = field(default_factory=list)  # per seat: the first one ("": none)
+
+
+class BotTimeout(Exception):
+    """Raised inside a bot that is still thinking at twice the time limit."""
+
+
+class _Guard:
+    """Interrupts a bot that thinks for ``hard`` seconds, with a timer signal (only in the
+    main thread of a process, where Python delivers signals; elsewhere it does nothing)."""
+
+    def __init__(self, hard: float) -> None:
+        self.hard = hard
+        self.usable = (
+            hard > 0
+            and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
+        self.previous: Any = None
+
+    def __enter__(self) -> _Guard:
+        if self.usable:
+            self.previous = signal.signal(signal.SIGALRM, self._expired)
+            signal.setitimer(signal.ITIMER_REAL, self.hard)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.usable:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+    def _expired(self, signum: int, frame: Any) -> None:
+        raise BotTimeout(f"still thinking after {self.hard:g} s")
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def ask_bot(bot: Bot, observation: dict[str, Any], decision: Decision, move_time: float) -> Any:
+    """The bot's answer, or :class:`BotTimeout` / the bot's own exception. The answer of a bot
+    that took longer than ``move_time`` raises :class:`BotTimeout` too (0: no limit)."""
+    began = time.perf_counter()
+    with _Guard(2 * move_time):
+        choice = bot.choose(observation, decision)
+    spent = time.perf_counter() - began
+    if move_time > 0 and spent > move_time:
+        raise BotTimeout(f"took {spent:.2f} s (limit {move_time:g} s)")
+    return choice
 
 
 def new_tournament_game(task: GameTask) -> Game:
@@ -112,6 +197,8 @@ def play_one(task: GameTask) -> GameResult:
         seconds=[0.0] * n,
         programs=[0] * n,
         program_seconds=[0.0] * n,
+        failures=[0] * n,
+        first_failure=[""] * n,
     )
     game: Game | None = None
     bots: list[Bot] = []
@@ -127,14 +214,28 @@ def play_one(task: GameTask) -> GameResult:
                 seat = decision.seat
                 observation = game.observation(seat)
                 began = clock()
-                choice = bots[seat].choose(observation, decision)
+                failure = ""
+                try:
+                    choice = ask_bot(bots[seat], observation, decision, task.move_time)
+                except BotTimeout as error:
+                    failure, choice = f"timed out: {error}", TIMEOUT
+                except Exception as error:
+                    failure, choice = f"raised {error!r}", TIMEOUT
                 spent = clock() - began
                 result.decisions[seat] += 1
                 result.seconds[seat] += spent
                 if decision.kind is DecisionKind.PROGRAM:
                     result.programs[seat] += 1
                     result.program_seconds[seat] += spent
-                game.apply(Action(decision.id, seat, choice))
+                try:
+                    game.apply(Action(decision.id, seat, choice))
+                except ActionError as error:
+                    failure = f"illegal answer {choice!r}: {error}"
+                    game.apply(Action(decision.id, seat, TIMEOUT))
+                if failure:
+                    result.failures[seat] += 1
+                    if not result.first_failure[seat]:
+                        result.first_failure[seat] = _one_line(f"{decision.id}: {failure}")
     except Exception:
         result.error = traceback.format_exc()
     for bot in bots:
@@ -190,6 +291,8 @@ class BotStats:
     seconds: float = 0.0
     programs: int = 0
     program_seconds: float = 0.0
+    failures: int = 0  # answers replaced by the default (raised, too late, illegal)
+    first_failure: str | None = None  # the first of them (earliest game), with its decision
 
     @property
     def win_rate(self) -> float:
@@ -213,6 +316,8 @@ class BotStats:
             "mean_program_ms": round(1000 * self.program_seconds / self.programs, 3)
             if self.programs
             else 0,
+            "errors": self.failures,
+            "first_error": self.first_failure,
         }
 
 
@@ -242,6 +347,10 @@ class TournamentResult:
                 s.seconds += game.seconds[seat]
                 s.programs += game.programs[seat]
                 s.program_seconds += game.program_seconds[seat]
+                if seat < len(game.failures) and game.failures[seat]:
+                    s.failures += game.failures[seat]
+                    if s.first_failure is None:
+                        s.first_failure = f"game {game.index + 1}: {game.first_failure[seat]}"
                 if game.winner == seat:
                     s.wins += 1
                     s.win_rounds += game.rounds
@@ -294,7 +403,7 @@ class TournamentResult:
         header = (
             f"{'bot':<12} {'games':>5} {'wins':>5} {'win rate':>8} {'95% CI':>15}"
             f" {'rounds/win':>10} {'checkpts':>8} {'reboots':>7} {'ms/decision':>11}"
-            f" {'ms/program':>10}"
+            f" {'ms/program':>10} {'errors':>6}"
         )
         lines = [header, "-" * len(header)]
         for row in rows:
@@ -305,8 +414,14 @@ class TournamentResult:
                 f" {100 * row['win_rate']:>7.1f}% {f'{100 * low:.1f}-{100 * high:.1f}%':>15}"
                 f" {rounds if rounds is not None else '-':>10} {row['checkpoints_per_game']:>8.2f}"
                 f" {row['reboots_per_game']:>7.2f} {row['mean_decision_ms']:>11.2f}"
-                f" {row['mean_program_ms']:>10.2f}"
+                f" {row['mean_program_ms']:>10.2f} {row['errors']:>6}"
             )
+        for row in rows:
+            if row["errors"]:
+                lines.append(
+                    f"{row['bot']}: {row['errors']} answer(s) replaced by the default;"
+                    f" first: {row['first_error']}"
+                )
         played = len(self.games) - len(self.errors)
         rate = len(self.games) / self.seconds if self.seconds else 0.0
         lines.append(
@@ -373,12 +488,21 @@ def tasks(
     max_rounds: int,
     variants: list[str],
     records: str | None,
+    move_time: float = DEFAULT_MOVE_TIME,
 ) -> Iterator[GameTask]:
     for index in range(games):
         shift = index % len(bots)
         seats = tuple(bots[shift:] + bots[:shift])
         yield GameTask(
-            index, seed + index, edition, course, seats, max_rounds, tuple(variants), records
+            index,
+            seed + index,
+            edition,
+            course,
+            seats,
+            max_rounds,
+            tuple(variants),
+            records,
+            move_time,
         )
 
 
@@ -393,13 +517,19 @@ def run_tournament(
     variants: list[str] | None = None,
     records: str | Path | None = None,
     progress: TextIO | None = None,
+    move_time: float = DEFAULT_MOVE_TIME,
 ) -> TournamentResult:
     """Play a tournament and return its results (see the module doc).
+
+    ``move_time``: seconds a bot may take per decision (0: no limit); a later answer, an
+    exception or an illegal answer is replaced by the decision's default and counted.
 
     ``jobs`` > 1 plays games in that many worker processes (bots registered with
     :func:`register_bot` are inherited where processes fork, as on Linux).
     """
     bots = list(bots or ["planner", "random"])
+    if move_time < 0:
+        raise ValueError(f"the time per decision cannot be negative: {move_time}")
     if not bots:
         raise ValueError("name at least one bot")
     course = course or DEFAULT_COURSES.get(edition, "tiny")
@@ -420,6 +550,7 @@ def run_tournament(
             max_rounds,
             list(variants or ()),
             str(records) if records is not None else None,
+            move_time,
         )
     )
     jobs = max(1, min(jobs, len(work) or 1))

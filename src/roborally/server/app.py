@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from roborally.bots.random_bot import BOTS
+from roborally.content.boardjson import course_board
 from roborally.content.courses import list_courses
 from roborally.content.fairness import new_seed
 from roborally.engine.core.rng import RNG_VERSION, SEED_BITS, parse_seed
@@ -59,7 +60,6 @@ from roborally.server.room import (
     GameRoom,
     RoomContext,
     Seat,
-    course_board,
     token_hash,
 )
 from roborally.server.rulesets import (

@@ -21,14 +21,11 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-from roborally.content.courses import find_course
+from roborally.content.boardjson import course_board
 from roborally.engine.core.state import NUM_REGISTERS
-from roborally.engine.editions import edition
 from roborally.engine.game import Game
-from roborally.server.boardjson import grid_to_json
 from roborally.server.connection import Connection
 from roborally.server.host import (
     EventOut,
@@ -160,13 +157,6 @@ class Seat:
             "auto": self.auto,
             "auto_reason": self.auto_reason if self.auto else None,
         }
-
-
-@cache
-def course_board(course: str, edition_id: str, variants: frozenset[str]) -> dict[str, Any]:
-    """A course's grid as the edition plays it, as JSON for drawing (one per course, edition
-    and set of variants a game was created with)."""
-    return grid_to_json(edition(edition_id).grid(find_course(course).course, variants))
 
 
 def segments(events: list[EventOut]) -> list[dict[str, int]]:

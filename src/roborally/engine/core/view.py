@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from roborally.engine.core.decisions import Decision
+from roborally.engine.core.decisions import Decision, DecisionKind
 from roborally.engine.core.state import GameState, Player, Register
 
 
@@ -29,6 +29,38 @@ def decision_to_json(decision: Decision) -> dict[str, Any]:
         "default": decision.default,
         "info": decision.info,
     }
+
+
+def decision_from_json(data: dict[str, Any]) -> Decision:
+    """A decision back from its JSON form (:func:`decision_to_json`, or an entry of a server
+    ``state`` message's ``pending``: its ``deadline`` is ignored), as the bots expect it.
+
+    >>> d = decision_from_json({"id": "t1-p1-card_order", "seat": 0, "kind": "card_order",
+    ...                         "prompt": "", "options": [[0, 1], [1, 0]]})
+    >>> d.kind.value, d.options
+    ('card_order', ((0, 1), (1, 0)))
+    """
+    options = tuple(tuple(o) if isinstance(o, list) else o for o in data["options"])
+    return Decision(
+        data["id"],
+        data["seat"],
+        DecisionKind(data["kind"]),
+        data["prompt"],
+        options,
+        data.get("default", ""),
+        data.get("info", {}),
+    )
+
+
+def choice_to_json(choice: Any) -> Any:
+    """A bot's choice as JSON (tuples become lists), for a ``decide`` message.
+
+    >>> choice_to_json(("move1", None, "move2"))
+    ['move1', None, 'move2']
+    """
+    if isinstance(choice, tuple | list):
+        return [choice_to_json(c) for c in choice]
+    return choice
 
 
 def _register_view(register: Register, own: bool) -> dict[str, Any]:
