@@ -138,7 +138,10 @@ class Activation2023(Base2023):
             for index in range(state.turn // parts, len(order)):
                 seat = order[index]
                 base = index * parts
-                for part in range(state.turn - base if state.turn > base else 0, parts):
+                start = state.turn - base if state.turn > base else 0
+                if not start and not first and not players[seat].installed:
+                    start = 2  # nothing to re-enter, no W-PRE without upgrades: "resolve"
+                for part in range(start, parts):
                     state.turn = base + part
                     if part == 2:  # "resolve"
                         self.resolve_turn(seat)
