@@ -59,6 +59,7 @@ __all__ = [
     "Bot",
     "Decision",
     "DecisionKind",
+    "Direction",
     "Event",
     "EventKind",
     "ExpertBot",
@@ -68,6 +69,7 @@ __all__ = [
     "NotYourDecisionError",
     "Outcome",
     "PlannerBot",
+    "Pos",
     "RandomBot",
     "Step",
     "TournamentResult",
@@ -75,6 +77,7 @@ __all__ = [
     "board",
     "bots_for",
     "clone",
+    "direction",
     "legal_choices",
     "make_bot",
     "me",
@@ -82,6 +85,7 @@ __all__ = [
     "observe",
     "pending",
     "play",
+    "pos",
     "random_program",
     "register_bot",
     "register_course",
@@ -265,3 +269,25 @@ class Board:
 def board(observation: dict[str, Any]) -> Board:
     """The :class:`Board` of the observed game (cached per course and edition)."""
     return Board(observation)
+
+
+# ------------------------------------------------------------------ observation values
+def pos(xy: Sequence[int] | None) -> Pos | None:
+    """An observation's ``[x, y]`` (``pos``, ``reentry``, ``archive``, a checkpoint) as the
+    :class:`Pos` that :meth:`Board.to_go` takes; ``None`` (off the board) stays ``None``.
+
+    >>> pos([4, 11])
+    Pos(x=4, y=11)
+    """
+    return None if xy is None else Pos(int(xy[0]), int(xy[1]))
+
+
+def direction(letter: str) -> Direction:
+    """An observation's facing (``"N"``, ``"E"``, ``"S"`` or ``"W"``) as a :class:`Direction`.
+
+    >>> direction("E")
+    <Direction.EAST: 1>
+    >>> direction("W").letter
+    'W'
+    """
+    return Direction.parse(letter)
