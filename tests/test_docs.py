@@ -34,9 +34,10 @@ def test_readme_examples_run() -> None:
 
 def first_game() -> tuple[str, str, str]:
     """The README's first game: its command, the output it shows, and the Python version."""
-    plain = readme_blocks("")
-    command = next(b for b in plain if b.startswith("roborally play "))
-    shown = plain[plain.index(command) + 1]
+    fenced = re.findall(r"```(\w*)\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    at = next(i for i, (lang, b) in enumerate(fenced) if lang == "shell")
+    command, shown = fenced[at][1], fenced[at + 1][1]
+    assert command.startswith("roborally play ") and fenced[at + 1][0] == ""
     python = readme_blocks("python")[0]
     return command.strip(), shown, python
 
