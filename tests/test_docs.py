@@ -90,3 +90,20 @@ def test_docs_links_exist() -> None:
             target = (page.parent / link).resolve()
             assert target.exists(), f"{page.relative_to(ROOT)} links to missing {link}"
             assert target.is_relative_to(ROOT), f"{page.relative_to(ROOT)} links outside: {link}"
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors of a page: those GitHub makes of its headings (lower case, punctuation
+    dropped, spaces as hyphens) and its ``<a id="...">`` tags."""
+    text = page.read_text(encoding="utf-8")
+    headings = re.findall(r"^#+ (.+)$", text, re.M)
+    made = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+    return made | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+def test_docs_link_to_headings_that_exist() -> None:
+    for page in (README, *sorted((ROOT / "docs").glob("*.md"))):
+        text = re.sub(r"```.*?```|`[^`\n]*`", "", page.read_text(encoding="utf-8"), flags=re.S)
+        for link, anchor in re.findall(r"\]\(([^)#\s]*\.md|)#([^)\s]+)\)", text):
+            target = page.parent / link if link else page
+            assert anchor in anchors(target), f"{page.relative_to(ROOT)}: no heading #{anchor}"
