@@ -87,6 +87,7 @@ __all__ = [
     "choice_to_json",
     "clone",
     "decision_from_json",
+    "direction",
     "legal_choices",
     "make_bot",
     "me",
@@ -94,6 +95,7 @@ __all__ = [
     "observe",
     "pending",
     "play",
+    "pos",
     "random_program",
     "register_bot",
     "register_course",
@@ -316,3 +318,23 @@ def cards(edition: str = "2023") -> dict[str, list[dict[str, Any]]]:
     from roborally.content.catalogue import catalogue
 
     return catalogue(edition)
+# ------------------------------------------------------------------ observation values
+def pos(xy: Sequence[int] | None) -> Pos | None:
+    """An observation's ``[x, y]`` (``pos``, ``reentry``, ``archive``, a checkpoint) as the
+    :class:`Pos` that :meth:`Board.to_go` takes; ``None`` (off the board) stays ``None``.
+
+    >>> pos([4, 11])
+    Pos(x=4, y=11)
+    """
+    return None if xy is None else Pos(int(xy[0]), int(xy[1]))
+
+
+def direction(letter: str) -> Direction:
+    """An observation's facing (``"N"``, ``"E"``, ``"S"`` or ``"W"``) as a :class:`Direction`.
+
+    >>> direction("E")
+    <Direction.EAST: 1>
+    >>> direction("W").letter
+    'W'
+    """
+    return Direction.parse(letter)

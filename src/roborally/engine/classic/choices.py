@@ -65,7 +65,7 @@ class ClassicChoices(ClassicBase):
             if index + 1 in locked:
                 raise IllegalActionError(
                     f"{decision.id}: register {index + 1} is locked and keeps its card"
-                    " (001: 420-424)"
+                    " (damage locks registers)"
                 )
             names: list[str] = []
             for raw in entry.split("+"):
@@ -94,7 +94,7 @@ class ClassicChoices(ClassicBase):
         if empty and remaining:
             raise IllegalActionError(
                 f"{decision.id}: every unlocked register must get a card; registers {empty}"
-                " are empty (001: 109-112)"
+                " are empty"
             )
         return tuple(program)
 

@@ -1,8 +1,9 @@
 """The classic edition's game state: robots with damage tokens, lives, option cards and power
 down, one shared 84-card program deck and the option deck.
 
-Section numbers (``6.3``) refer to ``shared/rules/edition-classic.md``; line references
-(``001: 415-416``) to the rulebook sources it cites.
+Section numbers (``6.3``) are those of the project's rules specification for the classic
+editions, which ``docs/rules-classic.md`` follows; ``001: 415-416`` cites a passage of the
+printed rules by rulebook and line.
 
 Program cards are named ``TYPE@PRIORITY`` (``move1@490``): the priority makes every one of the
 84 cards unique, so a program names exactly the cards it uses. Option cards are named by their

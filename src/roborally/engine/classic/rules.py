@@ -16,9 +16,10 @@ options), :mod:`.damage` (damage, destruction, re-entry) and :mod:`.flags` (flag
 repairs and cleanup). Every method is defined in exactly one of them, so the order of the bases
 decides nothing but where a ``super()`` call goes next: through the mixins to the core.
 
-Section numbers (``6.3``) refer to ``shared/rules/edition-classic.md``, ``A-nn`` to its engine
-decisions (12.2), line references (``001: 415``) to the rulebook sources. ``docs/rules-classic.md``
-lists the decisions this engine makes on top of the spec.
+Section numbers (``6.3``) and engine decisions (``A-nn``) are those of the project's rules
+specification for the classic editions, ``001: 415`` cites the printed rules by rulebook and
+line; ``docs/rules-classic.md`` describes the rules as the engine plays them, in the same
+numbering, and lists the decisions this engine makes on top of the spec.
 """
 
 from __future__ import annotations

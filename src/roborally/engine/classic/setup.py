@@ -23,7 +23,7 @@ def new_state(config: GameConfig) -> ClassicState:
         if len(grid.checkpoints) < 2:
             raise ValueError(
                 f"course {config.course.name!r}: classic-1994 starts on checkpoint 1 and needs"
-                " at least 2 checkpoints (004: 17-19)"
+                " at least 2 checkpoints"
             )
     else:
         numbers = {space.number for space in grid.start_spaces}
@@ -31,7 +31,7 @@ def new_state(config: GameConfig) -> ClassicState:
         if missing:
             raise ValueError(
                 f"course {config.course.name!r} has no dock(s) {missing} for {n} robots"
-                " (001: 52-54)"
+                " (each robot starts on the start space of its dock number)"
             )
     return state
 
@@ -51,7 +51,7 @@ def setup_state(config: GameConfig) -> ClassicState:
     if "four_lives" in config.variants:
         if n < 5:
             raise ValueError(
-                f"the four_lives rule needs 5 or more robots, got {n} (001: 47; 002: 27-29)"
+                f"the four_lives rule (4 lives a robot) needs 5 or more robots, got {n}"
             )
         lives = 4
     players = [

@@ -7,8 +7,9 @@ decisions it needs. A stage asks before it changes anything, or runs on a snapsh
 away when it suspends, so answering a decision and re-running the stage gives exactly the same
 game.
 
-Section numbers (``4.3.1``) refer to ``shared/rules/edition-2023.md``; line references
-(``000: 584``) to the rulebook sources it cites.
+Section numbers (``4.3.1``) are those of the project's rules specification for the 2023
+edition, which ``docs/rules-2023.md`` follows; ``000: 584`` cites the printed rules by rulebook
+and line.
 
 :class:`~roborally.engine.rules2023.rules.Rules2023` combines one mixin per concern, each in a
 module of this package: :mod:`.setup`, :mod:`.choices` (observations, validation, defaults),

@@ -100,7 +100,7 @@ class Choices2023(Base2023):
             if index + 1 in locked:
                 raise IllegalActionError(
                     f"{decision.id}: register {index + 1} holds a face-down Haywire and cannot"
-                    " be programmed (000: 598-606)"
+                    " be programmed"
                 )
             cards: tuple[str, ...] = (entry,)
             if "+" in entry:
@@ -108,7 +108,7 @@ class Choices2023(Base2023):
                 if pair is None or not decision.info.get("pairs"):
                     raise IllegalActionError(
                         f"{decision.id}: {entry!r}: only Crab Legs lets a register hold two"
-                        " cards, a move1 with a rotate_left or rotate_right (000: 733)"
+                        " cards, a move1 with a rotate_left or rotate_right"
                     )
                 program[index] = "+".join(pair)
                 cards = pair
@@ -126,15 +126,15 @@ class Choices2023(Base2023):
             if wanted.get(name, 0) < forced.count(name):
                 raise IllegalActionError(
                     f"{decision.id}: Rewire: every Haywire in your hand ({name}) must be"
-                    " programmed this round (000: 868)"
+                    " programmed this round"
                 )
         open_registers = NUM_REGISTERS - len(locked)
         must_fill = min(open_registers, len(hand))
         if NUM_REGISTERS - program.count(None) < must_fill:
             empty = [i + 1 for i, e in enumerate(program) if e is None and i + 1 not in locked]
             raise IllegalActionError(
-                f"{decision.id}: every register must be filled; registers {empty} are empty"
-                " (000: 168)"
+                f"{decision.id}: every register must be filled while the hand has cards;"
+                f" registers {empty} are empty"
             )
         return tuple(program)
 
