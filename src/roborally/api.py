@@ -318,6 +318,8 @@ def cards(edition: str = "2023") -> dict[str, list[dict[str, Any]]]:
     from roborally.content.catalogue import catalogue
 
     return catalogue(edition)
+
+
 # ------------------------------------------------------------------ observation values
 def pos(xy: Sequence[int] | None) -> Pos | None:
     """An observation's ``[x, y]`` (``pos``, ``reentry``, ``archive``, a checkpoint) as the
