@@ -57,8 +57,10 @@ class UpgradePhase2023(Base2023):
                 choices = self.ask_window_round(name, waiting, options, kind, prompt)
                 if not choices:
                     return  # nobody has anything left to do
-            if any(choice.endswith("memory_swap") for _, choice in choices):
-                self.attempt(None, self.apply_window, choices, apply)  # it asks
+            for _, choice in choices:  # a loop: cheaper than any() over a generator
+                if choice.endswith("memory_swap"):
+                    self.attempt(None, self.apply_window, choices, apply)  # it asks
+                    break
             else:
                 self.apply_window(choices, apply)
 
@@ -156,21 +158,22 @@ class UpgradePhase2023(Base2023):
             options.append(f"undo install {name}")
         if player.installed:
             options.extend(self.any_time_options(player, upgrade_phase=True))
-            options.extend(f"uninstall {c.name}" for c in player.installed)
-        return _options(options)
+            options.extend([f"uninstall {c.name}" for c in player.installed])
+        return tuple(dict.fromkeys(options))  # each once, in order
 
     def install_options(self, player: Player) -> list[str]:
         """The reserve cards ``player`` can pay for and has room for (3 of each type)."""
         specs = upgrade_specs()
-        full = {
-            permanent: self.count_installed(player, permanent) >= MAX_INSTALLED
-            for permanent in (True, False)
-        }
-        return [
-            f"install {card.name}"
-            for card in player.reserve
-            if specs[card.name].cost <= player.energy and not full[specs[card.name].permanent]
-        ]
+        full = {False: False, True: False}
+        if player.installed:
+            for permanent in full:
+                full[permanent] = self.count_installed(player, permanent) >= MAX_INSTALLED
+        result: list[str] = []
+        for card in player.reserve:
+            spec = specs[card.name]
+            if spec.cost <= player.energy and not full[spec.permanent]:
+                result.append(f"install {card.name}")
+        return result
 
     def undoable(self, player: Player) -> str | None:
         """The card this phase's install put in place, if that install may be taken back.
