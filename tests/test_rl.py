@@ -218,6 +218,26 @@ def test_rewards_at_the_end_and_checkpoint_shaping() -> None:
         pytest.fail("no random game of 60 rounds had a winner")
 
 
+def test_single_agent_rewards_add_up() -> None:
+    """The single-seat rewards sum to the end reward plus the checkpoint shaping, whoever's
+    move ended the game (the bots' included)."""
+    env = rl.single_agent_env(opponents=["planner"], max_rounds=40, checkpoint_reward=0.5)
+    for seed in range(6):
+        obs, _ = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(
+                int(np.flatnonzero(obs["action_mask"])[-1])
+            )
+            total += reward
+            done = terminated or truncated
+        winner = info["winner"]
+        end = 0.0 if winner is None else (1.0 if winner == 0 else -1.0)
+        reached = env.aec.game.state.players[0].checkpoint
+        assert total == pytest.approx(end + 0.5 * reached)
+        assert terminated == (winner is not None)
+
+
 def test_truncation_at_max_rounds() -> None:
     env = rl.raw_env(max_rounds=2)
     play_out(env, 5)

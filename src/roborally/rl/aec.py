@@ -29,6 +29,12 @@ class RoboRallyEnv(AECEnv):  # type: ignore[misc]
     single answer (a program with no card to place, one option) is answered by the
     environment. Illegal actions raise ``ValueError``; ``observe(agent)["action_mask"]`` marks
     the legal ones (all zero for an agent that is not asked).
+
+    ``edition``: ``"2023"``, ``"classic"`` or ``"classic-1994"``; ``course``: a shipped course
+    id; ``players``: the seats; ``seed``: seeds the generator of the games' seeds (see
+    :meth:`reset`); ``variants``: the edition's alternative rules; ``max_rounds``: a game that
+    reaches it ends without a winner (truncation); ``render_mode``: ``"ansi"`` or ``"human"``;
+    ``checkpoint_reward``: added when a seat's robot reaches a checkpoint.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
