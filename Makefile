@@ -75,6 +75,7 @@ test: lint typecheck pytest
 bench: setup
 	$(RUN) python bench/engine_bench.py
 	$(RUN) python bench/bots_bench.py
+	$(RUN) python bench/rl_bench.py
 
 soak: setup
 	$(RUN) python bench/soak.py --games 1000

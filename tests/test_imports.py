@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("content", ("roborally.content",)),
     ("render", ("roborally.render", "roborally.gallery")),
     ("bots", ("roborally.bots", "roborally.api")),
+    ("rl", ("roborally.rl",)),  # beside the server: the RL environments never import it
     ("server", ("roborally.server",)),
     ("cli", ("roborally.cli",)),
 )

@@ -16,7 +16,7 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -105,6 +105,14 @@ class Game:
     def legal_choices(self, decision: Decision) -> Iterator[Any]:
         """Every legal choice for a pending decision (a program decision yields many)."""
         return self._rules.legal_choices(decision)
+
+    def program_next(self, decision: Decision, prefix: Sequence[str] = ()) -> tuple[str, ...]:
+        """For a program decision: the card names (or Crab Legs pairs) that may fill the next
+        open register after ``prefix`` (the first open registers' entries, in order) so that a
+        program :meth:`legal_choices` lists starts that way; ``()`` once ``prefix`` is complete.
+        Fast (no program is listed); :func:`roborally.engine.core.programs.complete_program`
+        turns the entries into the program to answer with."""
+        return self._rules.program_next(decision, prefix)
 
     def legal_actions(self, seat: int) -> Iterator[Action]:
         for decision in self.pending_decisions(seat):

@@ -10,14 +10,15 @@ the stage runs again once they are answered. The driver knows no edition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar
 
 from roborally.engine.core.board import default_start_facing
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
+from roborally.engine.core.programs import next_units
 from roborally.engine.core.state import GameState
 from roborally.engine.core.view import ViewMemo
 
@@ -65,6 +66,19 @@ class StageDriver(Mechanics):
 
     def legal_choices(self, decision: Decision) -> Iterator[Any]:
         raise NotImplementedError
+
+    #: Whether :meth:`legal_choices` lists programs with two cards in a register (the 2023
+    #: Crab Legs pairs); :meth:`program_next` offers them only then.
+    LISTS_PAIRS: ClassVar[bool] = False
+
+    def program_next(self, decision: Decision, prefix: Sequence[str]) -> tuple[str, ...]:
+        """The units (card names, or pairs) that may fill the next open register of a program
+        that starts with ``prefix``, exactly as :meth:`legal_choices` lists programs, without
+        listing them (:func:`roborally.engine.core.programs.next_units`)."""
+        if decision.kind is not DecisionKind.PROGRAM:
+            raise ValueError(f"{decision.id} is a {decision.kind.value} decision, not a program")
+        pairs = self.LISTS_PAIRS and bool(decision.info.get("pairs"))
+        return next_units(decision.info, prefix, pairs=pairs)
 
     def pending_after(self, answered: Decision, pending: list[Decision]) -> list[Decision] | None:
         """The decisions still pending once ``answered`` (one of ``pending``) has its answer,

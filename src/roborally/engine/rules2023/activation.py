@@ -341,7 +341,8 @@ class Activation2023(Base2023):
         """The spaces the card's own steps can take the robot into, walls aside. A robot the
         card pushes stands on one of them when the card starts, unless one that follows by
         Magnetic gets there: robots pushed along stay in the path (Move 1, Right, Move 1
-        pushes forward only in its first move, so away from its second)."""
+        pushes forward only in its first move, so away from its second; its second move
+        starts from the robot's own space when a wall stops the first)."""
         pos, facing = player.pos, player.facing
         assert pos is not None
         if effect in MOVE_EFFECTS or effect == "move3_uturn":
@@ -353,7 +354,8 @@ class Activation2023(Base2023):
             return [pos.step(facing.turned(Turn.LEFT if effect == "crab_left" else Turn.RIGHT))]
         if effect == "move1_right_move1":
             ahead = pos.step(facing)
-            return [ahead, ahead.step(facing.turned(Turn.RIGHT))]
+            right = facing.turned(Turn.RIGHT)
+            return [ahead, ahead.step(right), pos.step(right)]
         if effect == "side2":
             sides = (facing.turned(Turn.LEFT), facing.turned(Turn.RIGHT))
             return [pos.step(side, k) for side in sides for k in (1, 2)]

@@ -28,6 +28,8 @@ STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
 class Choices2023(Base2023):
     """Observations, validation, defaults and legal choices of the 2023 decisions."""
 
+    LISTS_PAIRS = True  # legal_choices lists the Crab Legs pairs
+
     def observation(
         self, seat: int | None, pending: list[Decision], memo: ViewMemo | None = None
     ) -> dict[str, Any]:
