@@ -191,7 +191,10 @@ class Game:
         """Apply one action; returns the events it caused. Illegal actions change nothing."""
         answered, choice = self._checked(action)
         self._forget_views()
-        normal = Action(action.decision_id, action.seat, choice)
+        # An answer given as offered is kept as it is (actions are frozen): building a new one
+        # costs more than the rest of applying most answers.
+        same = choice is action.choice and type(action) is Action
+        normal = action if same else Action(action.decision_id, action.seat, choice)
         before = len(self._state.events)
         self._state.answers[normal.decision_id] = normal
         self.actions.append(normal)

@@ -41,11 +41,11 @@ class Direction(IntEnum):
 
     @property
     def dx(self) -> int:
-        return _DX[self]
+        return DX[self]
 
     @property
     def dy(self) -> int:
-        return _DY[self]
+        return DY[self]
 
     @property
     def letter(self) -> str:
@@ -58,22 +58,25 @@ class Direction(IntEnum):
         >>> Direction.parse("west")
         <Direction.WEST: 3>
         """
-        key = text.strip().upper()
-        for direction in cls:
-            if key in (direction.name, direction.letter):
-                return direction
+        direction = _BY_NAME.get(text.strip().upper())
+        if direction is not None:
+            return direction
         raise ValueError(f"not a direction: {text!r} (use N, E, S or W)")
 
 
 _new_tuple = tuple.__new__
-_DX = (0, 1, 0, -1)
-_DY = (-1, 0, 1, 0)
+#: The step of each direction along x and along y (north is up: y grows southwards).
+DX = (0, 1, 0, -1)
+DY = (-1, 0, 1, 0)
 
 NORTH = Direction.NORTH
 EAST = Direction.EAST
 SOUTH = Direction.SOUTH
 WEST = Direction.WEST
 DIRECTIONS = (NORTH, EAST, SOUTH, WEST)
+#: The facings as players name them ("N", "E", "S", "W"), in the order of :data:`DIRECTIONS`.
+FACING_LETTERS = ("N", "E", "S", "W")
+_BY_NAME = {key: d for d in DIRECTIONS for key in (d.name, FACING_LETTERS[d])}
 
 
 class Turn(IntEnum):
@@ -106,7 +109,7 @@ class Pos(NamedTuple):
     def step(self, direction: Direction, distance: int = 1) -> Pos:
         # tuple.__new__ skips the named tuple's keyword-taking constructor (a hot path).
         return _new_tuple(
-            Pos, (self[0] + _DX[direction] * distance, self[1] + _DY[direction] * distance)
+            Pos, (self[0] + DX[direction] * distance, self[1] + DY[direction] * distance)
         )
 
     def __str__(self) -> str:

@@ -39,6 +39,8 @@ class Choices2023(Base2023):
     # ============================================================ validation
     def validate_answer(self, decision: Decision, choice: Any) -> Any:
         """Check a choice other than a program against its decision; return it normalised."""
+        if type(choice) is str and decision.kind in STRING_KINDS and choice in decision.options:
+            return choice  # as offered: the common case, nothing to normalise
         if decision.kind in STRING_KINDS:
             if not isinstance(choice, str):
                 raise InvalidActionError(
@@ -85,16 +87,18 @@ class Choices2023(Base2023):
             raise InvalidActionError(
                 f"{decision.id}: a program lists {NUM_REGISTERS} registers, got {choice!r}"
             )
+        locked: list[int] = decision.info["locked"]
+        hand: list[str] = decision.info["hand"]
         program: list[str | None] = []
         for entry in choice:
             if entry is None or entry == "-":
                 program.append(None)
+            elif type(entry) is str and entry in hand:
+                program.append(entry)  # a card of the hand as named there: nothing to tidy
             elif isinstance(entry, str):
                 program.append(entry.strip().lower())
             else:
                 raise InvalidActionError(f"{decision.id}: {entry!r} is not a card name")
-        locked: list[int] = decision.info["locked"]
-        hand: list[str] = decision.info["hand"]
         wanted: dict[str, int] = {}  # cards used by name (a dict: faster than a Counter)
         for index, entry in enumerate(program):
             if entry is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from roborally.engine.core.cards import Card, CardType
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
 from roborally.engine.core.events import EventKind
-from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos, Turn
+from roborally.engine.core.geometry import FACING_LETTERS, Direction, Pos, Turn
 from roborally.engine.core.state import Player
 from roborally.engine.rules2023.base import Base2023
 
@@ -157,7 +157,7 @@ class Damage2023(Base2023):
             seat,
             DecisionKind.REBOOT_FACING,
             "Your robot re-enters the board: choose its facing",
-            tuple(d.letter for d in DIRECTIONS),
+            FACING_LETTERS,
             "face along the reboot token's arrow",
         )
         choice = self.ask([decision])[decision.id]

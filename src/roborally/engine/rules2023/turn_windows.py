@@ -22,10 +22,9 @@ class TurnWindows2023(Base2023):
     """W-PRE and W-POST: the upgrades used around one's own register card."""
 
     def turn_window(self, seat: int, which: str) -> None:
-        """W-PRE / W-POST (4.5): before and after a player's own register card."""
+        """W-PRE / W-POST (4.5): before and after a player's own register card. Only for a
+        robot holding one of :data:`WINDOW_UPGRADES` (stage_turns looks first)."""
         player = self.s.players[seat]
-        if not self.s.upgrades or not self.holds_any(player, WINDOW_UPGRADES):
-            return  # nothing usable here: no question
         while player.pos is not None and not player.shutdown:
             options = self.window_options(player, which)
             if len(options) <= 1:

@@ -6,7 +6,7 @@ order fires its main laser (Laser Kata, Rail Gun, Double-Barrel) or one replacem
 from __future__ import annotations
 
 from roborally.engine.core.events import EventKind
-from roborally.engine.core.geometry import Direction, Pos, Turn
+from roborally.engine.core.geometry import DX, DY, Direction, Pos, Turn
 from roborally.engine.core.state import NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import Base2023
 
@@ -185,7 +185,7 @@ class Weapons2023(Base2023):
         pos = self.s.players[seat].pos
         assert pos is not None
         x, y = pos
-        dx, dy = direction.dx, direction.dy
+        dx, dy = DX[direction], DY[direction]
         for p in self.s.players:
             other = p.pos
             if other is None or p.seat == seat:
