@@ -17,7 +17,6 @@ class importable from any module (it is called with a seed).
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import multiprocessing
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from roborally.bots.base import Bot
-from roborally.bots.random_bot import BOTS, seat_seed
+from roborally.bots.random_bot import BOTS, make_bot, seat_seed
 from roborally.engine.core.decisions import Action, DecisionKind
 from roborally.engine.core.events import EventKind
 from roborally.engine.game import Game
@@ -46,17 +45,7 @@ def register_bot(kind: str, factory: Callable[[int], Bot]) -> None:
 
 def make(kind: str, seed: int) -> Bot:
     """A bot of ``kind``: a registered name or ``module:Class``."""
-    if kind in BOTS:
-        return BOTS[kind](seed)
-    if ":" in kind:
-        module, _, name = kind.partition(":")
-        try:
-            factory = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as error:
-            raise ValueError(f"cannot load bot {kind!r}: {error}") from None
-        bot: Bot = factory(seed)
-        return bot
-    raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))}, or module:Class)")
+    return make_bot(kind, seed)
 
 
 # ------------------------------------------------------------------------------ one game
