@@ -4,9 +4,12 @@ what is wrong (and what is valid, or what to install), and a non-zero exit statu
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -228,10 +231,35 @@ def test_ctrl_c_exits_130_quietly(
     assert capsys.readouterr().err == ""
 
 
+SLOW_GAMES = ("--bots", "planner,expert", "--games", "300")  # a minute's work, stopped early
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs process groups")
+def test_ctrl_c_stops_a_tournament_with_workers_quietly() -> None:
+    """Ctrl-C in a terminal interrupts every process of the group: the parent and its workers."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "roborally", "tournament", "-q", "--jobs", "2", *SLOW_GAMES],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(2.5)  # the pool is playing by now
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130
+    assert err.decode() == "" and out.decode() == ""
+
+
 def test_output_into_a_closed_pipe_exits_quietly() -> None:
     """``roborally courses | head -0``: the reader is gone before anything is written."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "roborally.cli", "courses"],
+        [sys.executable, "-m", "roborally", "courses"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,

@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("render", ("roborally.render", "roborally.gallery")),
     ("bots", ("roborally.bots", "roborally.api")),
     ("server", ("roborally.server",)),
-    ("cli", ("roborally.cli",)),
+    ("cli", ("roborally.cli", "roborally.__main__")),
 )
 #: What the engine must never import (nothing of the layers above it).
 ENGINE_LAYER = next(i for i, (name, _) in enumerate(LAYERS) if name == "engine")

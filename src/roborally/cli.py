@@ -487,7 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the game server (web page, lobby and WebSockets; needs the server extra)",
         description="Run the game server: the web page, the lobby and a WebSocket per game."
-        " It needs the server extra (pip install 'roborally[server]').",
+        " It needs the server extra (pip install 'roborally[server]'). docs/hosting.md explains"
+        " LAN play and hosting on the internet behind a TLS proxy; docs/server.md lists every"
+        " limit.",
     )
     add_arguments(serve)
     serve.set_defaults(func=_cmd_serve)

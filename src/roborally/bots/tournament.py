@@ -21,6 +21,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import traceback
@@ -422,13 +423,19 @@ def run_tournament(
     else:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with context.Pool(jobs) as pool:
+        with context.Pool(jobs, initializer=_worker_ignores_ctrl_c) as pool:
             for game in pool.imap_unordered(play_one, work):
                 result.games.append(game)
                 bar.update(len(result.games))
     result.seconds = time.perf_counter() - began
     result.games.sort(key=lambda g: g.index)
     return result
+
+
+def _worker_ignores_ctrl_c() -> None:
+    """Ctrl-C reaches every process of the terminal's group: the workers leave it to the
+    parent, which stops the pool (no traceback from each worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def cpu_count() -> int:
