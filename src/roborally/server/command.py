@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import socket
 import sys
 from typing import Any
 
@@ -110,26 +109,13 @@ def require_server() -> None:
         require(module, "server", "the game server")
 
 
-def check_port(host: str, port: int) -> None:
-    """An :class:`OSError` with a clear message if ``host:port`` cannot be listened on (the
-    port is in use, or the address is not this machine's)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        with socket.create_server((host, port), family=family):
-            pass
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise OSError(f"cannot listen on {host} port {port}: {reason}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; 1 if the data directory cannot be used, 2 for a bad setting, a
     port that cannot be opened or a missing server extra."""
     try:
         options = options_from(args)
         require_server()
-        check_port(args.host, args.port)
-    except (ValueError, MissingExtra, OSError) as error:
+    except (ValueError, MissingExtra) as error:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 2
     from roborally.server.app import serve
