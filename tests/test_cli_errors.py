@@ -296,8 +296,9 @@ def test_help_shows_defaults_and_allowed_values(capsys: pytest.CaptureFixture[st
         assert stop.value.code == 0
         out = " ".join(capsys.readouterr().out.split())
         assert "{2023,classic,classic-1994}" in out  # the editions
-        assert "kinds: beginner, casual, expert, planner, random, strong" in out
-        assert "module:Class" in out
+        kinds = out.split("kinds: ", 1)[1].split("module:Class", 1)[0]
+        for kind in ("beginner", "casual", "expert", "planner", "random", "strong"):
+            assert f"{kind}," in kinds  # (other tests may have registered more kinds)
         assert "less_deadly" in out and "four_lives" in out  # the variants
         assert "(default: 50)" in out  # --max-rounds
     assert "(default: tiny for 2023, cl-first-shift for classic" in out  # tournament --course
