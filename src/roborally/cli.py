@@ -396,7 +396,12 @@ class _Version(argparse.Action):
 
 # --------------------------------------------------------------------------- the parser
 def build_parser() -> argparse.ArgumentParser:
-    parser = CommandParser(prog="roborally", description=__doc__)
+    parser = CommandParser(
+        prog="roborally",
+        description="RoboRally from the command line: games and tournaments between bots,"
+        " courses, cards, pictures, game records and the browser game server.",
+        epilog="Each command has its own --help.",
+    )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     editions = _LazyChoices(_editions)
