@@ -283,7 +283,7 @@ def test_a_bot_module_plays_from_the_command_line(
     argv = command.group(1).split()[1:]
     monkeypatch.chdir(tmp_path)
     assert main(argv) != 0  # without PYTHONPATH the module is not found
-    assert "No module named 'mybots'" in capsys.readouterr().err
+    assert "no module named 'mybots'" in capsys.readouterr().err.lower()
     monkeypatch.syspath_prepend(str(tmp_path))  # PYTHONPATH=.
     assert main(argv) == 0
     assert "head to head (games won): mybots:GreedyBot 20 - 0 random" in capsys.readouterr().out

@@ -1,5 +1,7 @@
 """The package's layering (README.md, "Layout"): each layer imports only the layers before it,
 the engine imports nothing above it, and no two modules of ``roborally`` import each other.
+The package root imports nothing when it is imported: the names it offers (``roborally.Game``)
+load on first use, through the table ``roborally.LAZY``.
 
 The modules are read with :mod:`ast`, not imported: every ``import`` and ``from ... import``
 counts, at module level and inside functions (a lazy import is still a dependency), and so does
@@ -10,6 +12,8 @@ counts, at module level and inside functions (a lazy import is still a dependenc
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,17 +26,21 @@ PACKAGE = "roborally"
 #: The layers, lowest first (README.md, "Layout"). A module belongs to the layer of the
 #: longest prefix that names it; ``roborally.api`` (the Python API over games and bots) sits
 #: with the bots and ``roborally.gallery`` (it draws the courses) with the renderer.
+#: Below everything, ``roborally.extras`` (the optional packages, imported on demand) and
+#: ``roborally.argtypes`` (checked command-line arguments).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("support", ("roborally.extras", "roborally.argtypes")),
     ("engine", ("roborally.engine",)),
     ("content", ("roborally.content",)),
     ("render", ("roborally.render", "roborally.gallery")),
     ("bots", ("roborally.bots", "roborally.api")),
     ("rl", ("roborally.rl",)),  # beside the server: the RL environments never import it
     ("server", ("roborally.server",)),
-    ("cli", ("roborally.cli",)),
+    ("cli", ("roborally.cli", "roborally.__main__")),
 )
 #: What the engine must never import (nothing of the layers above it).
-ABOVE_ENGINE = tuple(prefix for _, prefixes in LAYERS[1:] for prefix in prefixes)
+ENGINE_LAYER = next(i for i, (name, _) in enumerate(LAYERS) if name == "engine")
+ABOVE_ENGINE = tuple(prefix for _, prefixes in LAYERS[ENGINE_LAYER + 1 :] for prefix in prefixes)
 
 
 @dataclass(frozen=True)
@@ -198,9 +206,95 @@ def test_every_module_has_a_layer() -> None:
     assert not missing, f"modules in no layer (add them to LAYERS in this test): {missing}"
 
 
-def test_the_package_root_imports_nothing() -> None:
-    bad = [str(imp) for imp in all_imports() if imp.module == PACKAGE]
-    assert not bad, "roborally/__init__.py is imported by every module:\n" + "\n".join(bad)
+def eager_imports(path: Path) -> list[str]:
+    """What the module at ``path`` imports of the package when it is imported: its module-level
+    imports (inside ``if``/``try`` blocks too), but not those in functions or for type
+    checking."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: list[str] = []
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, ast.If):
+                if not is_type_checking(node.test):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for block in (node.body, node.orelse, node.finalbody):
+                    visit(block)
+                for handler in node.handlers:
+                    visit(handler.body)
+            elif isinstance(node, ast.Import):
+                found.extend(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                found.append(resolve(PACKAGE, True, node))
+            elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                for child in ast.walk(node):  # e.g. importlib.import_module(...) at top level
+                    if isinstance(child, ast.Call) and "import" in ast.unparse(child.func):
+                        found.append(ast.unparse(child))
+
+    visit(tree.body)
+    return [name for name in found if name == PACKAGE or name.startswith(PACKAGE) or "(" in name]
+
+
+def test_the_package_root_imports_nothing_eagerly() -> None:
+    """Every module imports ``roborally/__init__.py`` first, so it imports nothing of the
+    package at import time; its names load on first use (the ``if TYPE_CHECKING:`` imports are
+    for type checkers only)."""
+    bad = eager_imports(ROOT / "__init__.py")
+    assert not bad, "roborally/__init__.py imports at import time:\n" + "\n".join(bad)
+
+
+def test_importing_the_package_loads_no_submodule() -> None:
+    code = (
+        "import sys, roborally\n"
+        "before = sorted(m for m in sys.modules if m.startswith('roborally.'))\n"
+        "roborally.__version__\n"
+        "after = sorted(m for m in sys.modules if m.startswith('roborally.'))\n"
+        "print(before, after)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] []"
+
+
+def test_the_lazy_names_resolve_to_their_modules() -> None:
+    """Each name of the root's table is defined by the module it names, which is a module of
+    the package (so the root's lazy loading follows the layers like any import)."""
+    known = modules()
+    for name, module in roborally.LAZY.items():
+        assert module in known, (name, module)
+        assert getattr(roborally, name) is getattr(__import__(module, fromlist=[name]), name)
+    for name in roborally.SUBMODULES:
+        assert f"{PACKAGE}.{name}" in known
+        assert getattr(roborally, name).__name__ == f"{PACKAGE}.{name}"
+    assert set(roborally.__all__) <= set(dir(roborally))
+
+
+def test_scanner_finds_eager_imports_of_the_root(tmp_path: Path) -> None:
+    file = tmp_path / "x.py"
+    file.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import json\n"
+        "if TYPE_CHECKING:\n"
+        "    from roborally.engine.game import Game\n"
+        "else:\n"
+        "    from roborally.api import play\n"
+        "try:\n"
+        "    import roborally.bots\n"
+        "except ImportError:\n"
+        "    pass\n"
+        "from . import extras\n"
+        "X = importlib.import_module('roborally.render')\n"
+        "def f():\n"
+        "    import roborally.server\n",
+        encoding="utf-8",
+    )
+    assert eager_imports(file) == [
+        "roborally.api",
+        "roborally.bots",
+        "roborally",
+        "importlib.import_module('roborally.render')",
+    ]
 
 
 def test_the_engine_imports_nothing_above_it() -> None:

@@ -137,4 +137,7 @@ def test_the_command_takes_a_time_limit(
     assert (
         data["games"][0]["failures"][0] == 2 and "timed out" in data["games"][0]["first_failure"][0]
     )
-    assert main(["tournament", "--bots", "random", "--games", "1", "--move-time", "-1", "-q"]) == 2
+    with pytest.raises(SystemExit) as refused:  # a usage error, told in one line
+        main(["tournament", "--bots", "random", "--games", "1", "--move-time", "-1", "-q"])
+    assert refused.value.code == 2
+    assert "--move-time: -1 is out of range" in capsys.readouterr().err

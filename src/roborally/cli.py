@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, overload
 
+from roborally.argtypes import seconds, whole_number
 from roborally.content.boardtext import BoardFormatError
 from roborally.content.scenario import ScenarioError, load_scenario, run_scenario
+from roborally.extras import MissingExtra
 
 
 def _cmd_scenario(args: argparse.Namespace) -> int:
@@ -283,96 +287,223 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return run(args)
 
 
+# --------------------------------------------------------------------- checked arguments
+POSITIVE = whole_number(1)
+
+
+class _Later:
+    """Text made when it is shown (for ``%(name)s`` in a help string), so that building the
+    parser loads no bots or rules."""
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
+
+    def __str__(self) -> str:
+        return self.make()
+
+
+class _LazyChoices(Sequence[str]):
+    """Allowed values of an option, found when an argument is checked or help is shown."""
+
+    def __init__(self, make: Callable[[], list[str]]) -> None:
+        self._make = make
+        self._values: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._values is None:
+            self._values = self._make()
+        return self._values
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def _editions() -> list[str]:
+    from roborally.engine.editions import all_editions
+
+    return [e.id for e in all_editions()]
+
+
+def _variants() -> str:
+    from roborally.engine.editions import all_editions
+
+    return "; ".join(f"{e.id}: {', '.join(e.variants) or 'none'}" for e in all_editions())
+
+
+def _bot_kinds() -> str:
+    from roborally.bots.random_bot import BOTS
+
+    return ", ".join(sorted(BOTS)) + ", or module:Class (a class importable here, made with a seed)"
+
+
+def _default_courses() -> str:
+    from roborally.bots.tournament import DEFAULT_COURSES
+
+    return ", ".join(f"{course} for {edition}" for edition, course in DEFAULT_COURSES.items())
+
+
+def _later(action: argparse.Action, **texts: Callable[[], str]) -> None:
+    """Give ``action``'s help the ``%(name)s`` values ``texts``, made when help is shown."""
+    for name, make in texts.items():
+        setattr(action, name, _Later(make))
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default (unless it has none, or it is a switch)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (
+            "(default" not in text
+            and action.option_strings
+            and default not in (None, False, "", argparse.SUPPRESS)
+            and action.nargs != 0
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (and exit with status 2)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version (looked up only when asked)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        import roborally
+
+        print(f"roborally {roborally.__version__}")
+        parser.exit()
+
+
+# --------------------------------------------------------------------------- the parser
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="roborally", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = CommandParser(
+        prog="roborally",
+        description="RoboRally from the command line: games and tournaments between bots,"
+        " courses, cards, pictures, game records and the browser game server.",
+        epilog="Each command has its own --help.",
+    )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    editions = _LazyChoices(_editions)
 
     scenario = sub.add_parser("scenario", help="run scenario files and report mismatches")
-    scenario.add_argument("files", nargs="+")
+    scenario.add_argument("files", nargs="+", metavar="FILE", help="scenario files to run")
     scenario.add_argument("-v", "--verbose", action="store_true", help="print every event")
     scenario.set_defaults(func=_cmd_scenario)
 
     validate = sub.add_parser("validate", help="check board and course files")
-    validate.add_argument("files", nargs="+")
-    validate.add_argument("-v", "--verbose", action="store_true")
+    validate.add_argument("files", nargs="+", metavar="FILE", help=".board or .course files")
+    validate.add_argument("-v", "--verbose", action="store_true", help="also list good files")
     validate.set_defaults(func=_cmd_validate)
 
     cards = sub.add_parser("cards", help="list the cards of an edition")
-    cards.add_argument("--edition", default="2023")
-    cards.add_argument("--json", action="store_true")
+    cards.add_argument("--edition", default="2023", choices=editions, help="rules edition")
+    cards.add_argument("--json", action="store_true", help="print JSON instead of tables")
     cards.set_defaults(func=_cmd_cards)
 
     render_cmd = sub.add_parser("render", help="draw a course or board as SVG or PNG")
-    render_cmd.add_argument("target", help="a course id, a board name, or a .course/.board file")
-    render_cmd.add_argument("-o", "--output", required=True, help="out.svg or out.png")
+    render_cmd.add_argument(
+        "target",
+        help="a course id (see 'roborally courses'), a board name, or a .course or .board file",
+    )
+    render_cmd.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the picture to write: a name ending in .svg, or .png (needs the png extra)",
+    )
     render_cmd.add_argument("--robots", action="store_true", help="put robots on the starts")
-    render_cmd.add_argument("--cell", type=int, default=48, help="pixels per space")
+    render_cmd.add_argument("--cell", type=POSITIVE, default=48, help="pixels per space")
     render_cmd.add_argument("--classic", action="store_true", help="classic colours")
     render_cmd.set_defaults(func=_cmd_render)
 
     gallery = sub.add_parser("gallery", help="write the docs gallery of boards and courses")
-    gallery.add_argument("--out", default="docs")
+    gallery.add_argument("--out", default="docs", metavar="DIR", help="directory to write into")
     gallery.set_defaults(func=_cmd_gallery)
 
     courses = sub.add_parser("courses", help="list the courses")
-    courses.add_argument("--json", action="store_true")
+    courses.add_argument("--json", action="store_true", help="print JSON instead of a table")
     courses.set_defaults(func=_cmd_courses)
 
     play = sub.add_parser("play", help="play a headless game between bots")
-    play.add_argument("--edition", default="2023")
-    play.add_argument("--course", default="tiny")
-    play.add_argument("--bots", default="random,random")
-    play.add_argument("--seed", type=_seed, help="decimal or 0x-hex (default: a fresh secret seed)")
-    play.add_argument("--max-rounds", type=int, default=50)
-    play.add_argument("--variants", default="", help="comma-separated alternative rules")
-    play.add_argument("--record", help="write the game record to this file")
+    _add_game_options(play, editions, course_default="tiny", bots_default="random,random")
+    play.add_argument(
+        "--seed",
+        type=_seed,
+        help="decimal or 0x-hex (default: a fresh secret seed, shown at the end)",
+    )
+    play.add_argument("--record", metavar="FILE", help="write the game record to this file")
     play.add_argument("-v", "--verbose", action="store_true", help="print every event")
     play.set_defaults(func=_cmd_play)
 
     tournament = sub.add_parser("tournament", help="play many games between bots, with statistics")
-    tournament.add_argument("--edition", default="2023")
-    tournament.add_argument("--course", help="course id (default: tiny, or cl-first-shift)")
-    tournament.add_argument("--bots", default="planner,random", help="one bot kind per seat")
-    tournament.add_argument("--games", type=int, default=10)
+    _add_game_options(tournament, editions, course_default=None, bots_default="planner,random")
+    tournament.add_argument("--games", type=POSITIVE, default=10, help="games to play")
     tournament.add_argument("--seed", type=_seed, default=1, help="seed of the first game")
     tournament.add_argument(
         "--jobs",
-        type=int,
+        type=whole_number(0),
         nargs="?",
         const=0,
         default=1,
-        help="worker processes (alone: all cores)",
+        help="worker processes (0, or the flag alone: one per core)",
     )
-    tournament.add_argument("--max-rounds", type=int, default=50)
-    tournament.add_argument("--variants", default="", help="comma-separated alternative rules")
-    tournament.add_argument("--json", help="write the results to this JSON file")
-    tournament.add_argument("--records", help="save every game record in this directory")
+    tournament.add_argument("--json", metavar="FILE", help="write the results to this JSON file")
+    tournament.add_argument(
+        "--records", metavar="DIR", help="save every game record in this directory"
+    )
     tournament.add_argument(
         "--move-time",
-        type=float,
+        type=seconds,
         default=10.0,
-        help="seconds a bot may take per decision; a later answer gets the default (0: no limit)",
+        metavar="SECONDS",
+        help="seconds a bot may take per decision; a later answer, an error or an illegal"
+        " answer gets the default and counts against the bot (0: no limit)",
     )
     tournament.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     tournament.set_defaults(func=_cmd_tournament)
 
     replay = sub.add_parser("replay", help="replay a game record and print its events")
-    replay.add_argument("file")
+    replay.add_argument("file", help="a game record (roborally play --record FILE)")
     replay.set_defaults(func=_cmd_replay)
 
     verify = sub.add_parser(
         "verify", help="check a record's seed against its commitment, then replay it"
     )
-    verify.add_argument("file")
+    verify.add_argument("file", help="a game record")
     verify.set_defaults(func=_cmd_verify)
 
     from roborally.server.command import add_arguments
 
     serve = sub.add_parser(
         "serve",
-        help="run the game server (web page, lobby and WebSockets)",
-        description="Run the game server. docs/hosting.md explains LAN play and hosting on"
-        " the internet behind a TLS proxy; docs/server.md lists every limit.",
+        help="run the game server (web page, lobby and WebSockets; needs the server extra)",
+        description="Run the game server: the web page, the lobby and a WebSocket per game."
+        " It needs the server extra (pip install 'roborally[server]'). docs/hosting.md explains"
+        " LAN play and hosting on the internet behind a TLS proxy; docs/server.md lists every"
+        " limit.",
     )
     add_arguments(serve)
     serve.set_defaults(func=_cmd_serve)
@@ -385,10 +516,69 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_game_options(
+    parser: argparse.ArgumentParser,
+    editions: Sequence[str],
+    course_default: str | None,
+    bots_default: str,
+) -> None:
+    """The options that set up a game between bots (``play`` and ``tournament``)."""
+    parser.add_argument("--edition", default="2023", choices=editions, help="rules edition")
+    course = parser.add_argument(
+        "--course",
+        default=course_default,
+        help="a course id (list them with 'roborally courses') or a .course file"
+        + ("" if course_default else " (default: %(defaults)s)"),
+    )
+    _later(course, defaults=_default_courses)
+    bots = parser.add_argument(
+        "--bots",
+        default=bots_default,
+        help="one bot kind per seat, comma-separated; kinds: %(kinds)s",
+    )
+    _later(bots, kinds=_bot_kinds)
+    parser.add_argument(
+        "--max-rounds",
+        type=POSITIVE,
+        default=50,
+        help="rounds after which the game ends without a winner",
+    )
+    variants = parser.add_argument(
+        "--variants",
+        default="",
+        help="comma-separated alternative rules of the edition (%(known)s)",
+    )
+    _later(variants, known=_variants)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; expected failures are one line on stderr and a non-zero status."""
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    where = f"roborally {args.command}"
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``roborally courses | head``): stop quietly, and keep Python
+        # from complaining when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except MissingExtra as error:
+        print(f"{where}: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file that cannot be read or written
+        print(f"{where}: {_os_error(error)}", file=sys.stderr)
+        return 2
     return code
+
+
+def _os_error(error: OSError) -> str:
+    if error.filename is not None and error.strerror:
+        return f"{error.filename}: {error.strerror}"
+    return str(error)
 
 
 if __name__ == "__main__":

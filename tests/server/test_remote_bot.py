@@ -219,7 +219,7 @@ def test_one_line_errors(
     assert "not a seat link" in one_line_error(capsys, ["bot", "ftp://x/y"], 2)
     assert "unknown bot" in one_line_error(capsys, ["bot", link, "--bot", "nobody"], 2)
     message = one_line_error(capsys, ["bot", link, "--bot", "outsidebot:NoSeed"], 2)
-    assert "cannot be made with a seed" in message
+    assert "must take a seed" in message
     message = one_line_error(capsys, ["bot", link, "--bot", "outsidebot:Missing"], 2)
     assert "cannot load bot" in message
     with socket.socket() as sock:  # a port nobody listens on

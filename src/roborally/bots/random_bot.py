@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import random
 from collections.abc import Callable
 from typing import Any
@@ -141,6 +143,48 @@ def seat_seed(game_seed: int, seat: int) -> int:
 
 
 def make_bot(kind: str, seed: int) -> Bot:
-    if kind not in BOTS:
-        raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))})")
-    return BOTS[kind](seed)
+    """A bot of ``kind``: a name of :data:`BOTS`, or ``module:Class`` for a class (or function)
+    importable here that is called with the seed. A bot that cannot be made is a one-line
+    :class:`ValueError`."""
+    if kind in BOTS:
+        return BOTS[kind](seed)
+    if ":" in kind:
+        return _load_bot(kind, seed)
+    raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))}, or module:Class)")
+
+
+def _load_bot(kind: str, seed: int) -> Bot:
+    module_name, _, name = kind.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and (module_name + ".").startswith(error.name + "."):
+            raise ValueError(
+                f"cannot load bot {kind!r}: no module named {error.name!r} (the module must be"
+                " importable, e.g. a package installed here or a file in a directory on"
+                " PYTHONPATH)"
+            ) from None
+        raise ValueError(
+            f"cannot load bot {kind!r}: importing {module_name} failed: {error}"
+        ) from None
+    except (ImportError, ValueError) as error:  # ValueError: an empty or relative name
+        raise ValueError(f"cannot load bot {kind!r}: {error}") from None
+    factory = getattr(module, name, None)
+    if not callable(factory):
+        raise ValueError(f"cannot load bot {kind!r}: module {module_name} has no class {name!r}")
+    try:
+        inspect.signature(factory).bind(seed)
+    except TypeError:
+        raise ValueError(
+            f"cannot load bot {kind!r}: {name} must take a seed (an int) as its one argument"
+        ) from None
+    except ValueError:  # no signature to check (a builtin): just call it
+        pass
+    try:
+        bot = factory(seed)
+    except Exception as error:  # the outside class's own failure, told in one line
+        raise ValueError(f"cannot make bot {kind!r}: {error!r}") from None
+    if not callable(getattr(bot, "choose", None)):
+        raise ValueError(f"cannot load bot {kind!r}: {name}(seed) has no choose method")
+    result: Bot = bot
+    return result

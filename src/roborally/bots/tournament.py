@@ -29,8 +29,6 @@ class importable from any module (it is called with a seed).
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
 import math
 import multiprocessing
@@ -46,7 +44,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from roborally.bots.base import Bot
-from roborally.bots.random_bot import BOTS, seat_seed
+from roborally.bots.random_bot import BOTS, make_bot, seat_seed
 from roborally.engine.core.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
 from roborally.engine.core.events import EventKind
 from roborally.engine.game import Game
@@ -63,33 +61,7 @@ def register_bot(kind: str, factory: Callable[[int], Bot]) -> None:
 
 def make(kind: str, seed: int) -> Bot:
     """A bot of ``kind``: a registered name or ``module:Class``."""
-    if kind in BOTS:
-        return BOTS[kind](seed)
-    if ":" in kind:
-        module, _, name = kind.partition(":")
-        try:
-            factory = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as error:
-            raise ValueError(f"cannot load bot {kind!r}: {error}") from None
-        if not callable(factory):
-            raise ValueError(f"bot {kind!r} is not a class or function")
-        try:
-            inspect.signature(factory).bind(seed)
-        except TypeError:
-            raise ValueError(
-                f"bot {kind!r} cannot be made with a seed: it is called as {name}(seed),"
-                " so its __init__ must take one argument (e.g. def __init__(self, seed=0))"
-            ) from None
-        except ValueError:  # no signature to look at (a builtin): just try it
-            pass
-        try:
-            bot: Bot = factory(seed)
-        except Exception as error:
-            raise ValueError(f"cannot make bot {kind!r}: {error!r}") from None
-        if not callable(getattr(bot, "choose", None)):
-            raise ValueError(f"bot {kind!r} has no choose(observation, decision) method")
-        return bot
-    raise ValueError(f"unknown bot {kind!r} (known: {', '.join(sorted(BOTS))}, or module:Class)")
+    return make_bot(kind, seed)
 
 
 # ------------------------------------------------------------------------------ one game
@@ -564,13 +536,19 @@ def run_tournament(
     else:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with context.Pool(jobs) as pool:
+        with context.Pool(jobs, initializer=_worker_ignores_ctrl_c) as pool:
             for game in pool.imap_unordered(play_one, work):
                 result.games.append(game)
                 bar.update(len(result.games))
     result.seconds = time.perf_counter() - began
     result.games.sort(key=lambda g: g.index)
     return result
+
+
+def _worker_ignores_ctrl_c() -> None:
+    """Ctrl-C reaches every process of the terminal's group: the workers leave it to the
+    parent, which stops the pool (no traceback from each worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def cpu_count() -> int:

@@ -2,33 +2,33 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
 from types import ModuleType
 
 from roborally.engine.core.board import Board, Course, Grid
+from roborally.extras import MissingExtra, require
 from roborally.render.svg import RobotMark, render
 
 __all__ = ["CairoMissingError", "cairo_available", "render_png", "svg_to_png"]
 
-_INSTALL_HINT = (
-    "PNG output needs the cairo graphics library and the cairosvg package: install cairo with"
-    " 'apt-get install libcairo2' (Debian/Ubuntu), 'dnf install cairo' (Fedora) or"
-    " 'brew install cairo' (macOS), and cairosvg with 'pip install cairosvg'."
-    " SVG output (roborally.render.render) works without them."
+_NO_CAIRO = (
+    "PNG output needs the cairo graphics library, which cairosvg cannot find: install it"
+    " (apt-get install libcairo2, dnf install cairo or brew install cairo); SVG output works"
+    " without it"
 )
 
 
-class CairoMissingError(RuntimeError):
-    """cairosvg or the cairo library it loads is not installed."""
+class CairoMissingError(MissingExtra, RuntimeError):
+    """cairosvg or the cairo library it loads is not installed (SVG output works without
+    them)."""
 
 
 def _cairosvg() -> ModuleType:
     try:
-        return importlib.import_module("cairosvg")
-    except (ImportError, OSError) as error:  # cairocffi raises OSError without libcairo
-        raise CairoMissingError(f"{_INSTALL_HINT} ({type(error).__name__}: {error})") from error
+        return require("cairosvg", "png", "PNG output", CairoMissingError)
+    except OSError as error:  # cairocffi raises OSError without the cairo library
+        raise CairoMissingError("PNG output", "png", message=_NO_CAIRO) from error
 
 
 def cairo_available() -> bool:

@@ -1015,6 +1015,18 @@ def create_app(
     return app
 
 
+def check_port(host: str, port: int) -> None:
+    """An :class:`OSError` with a one-line message if ``host:port`` cannot be listened on (the
+    port is in use, or the address is not this machine's), before uvicorn tries and exits."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.create_server((host, port), family=family):
+            pass
+    except OSError as error:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise OSError(f"cannot listen on {host} port {port}: {reason}") from None
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -1031,6 +1043,7 @@ def serve(
     os.environ.setdefault("ROBORALLY_LOG_LEVEL", log_level)
     directory = Path(data_dir) if data_dir else default_data_dir()
     app = create_app(directory, options)
+    check_port(host, port)  # after the data directory: its problems are reported first
     server: GameServer = app.state.server
     server.listen_host, server.listen_port = host, port
     shown = "localhost" if host in ("0.0.0.0", "::") else host

@@ -11,6 +11,8 @@ import dataclasses
 import sys
 from typing import Any
 
+from roborally.argtypes import whole_number
+from roborally.extras import EXTRAS, MissingExtra, require
 from roborally.server.settings import ServerOptions
 
 #: What each option's flag says in ``--help`` (the defaults are shown from ServerOptions).
@@ -52,10 +54,24 @@ HELP: dict[str, str] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (0.0.0.0: all; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--port",
+        type=whole_number(1, 65535),
+        default=8000,
+        help="TCP port to listen on, 1 to 65535 (default: %(default)s)",
+    )
     parser.add_argument("--data", help="data directory (default: ~/.local/share/roborally)")
-    parser.add_argument("--log-level", default="info", help="debug, info, warning or error")
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="what the server logs (default: %(default)s)",
+    )
     parser.add_argument(
         "--trusted-proxy",
         metavar="ADDRESSES",
@@ -87,17 +103,24 @@ def options_from(args: argparse.Namespace) -> ServerOptions:
     return ServerOptions(**values)
 
 
+def require_server() -> None:
+    """Import the server extra's packages, or a :class:`MissingExtra` that names the extra."""
+    for module in EXTRAS["server"]:
+        require(module, "server", "the game server")
+
+
 def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted; 1 if the data directory cannot be used, 2 for a bad setting or
-    a port that cannot be opened."""
+    """Serve until interrupted; 1 if the data directory cannot be used, 2 for a bad setting, a
+    port that cannot be opened or a missing server extra."""
+    try:
+        options = options_from(args)
+        require_server()
+    except (ValueError, MissingExtra) as error:
+        print(f"roborally serve: {error}", file=sys.stderr)
+        return 2
     from roborally.server.app import serve
     from roborally.server.store import DamagedStore, DataDirInUse
 
-    try:
-        options = options_from(args)
-    except ValueError as error:
-        print(f"roborally serve: {error}", file=sys.stderr)
-        return 2
     try:
         serve(args.host, args.port, args.data, args.log_level, options, args.trusted_proxy)
     except (DataDirInUse, DamagedStore) as error:
