@@ -35,7 +35,7 @@ DEDICATED = {
     "docs/protocol.md": "tests/server/test_play.py",  # its client plays against a server
     "docs/install.md": "tests/test_install_docs.py",
     "docs/rl.md": "tests/test_rl_docs.py",
-    "docs/simulator.md": "tests/test_simulator_docs.py",
+    "docs/simulator.md": "tests/test_simulator.py",
 }
 
 NOT_RUN = re.compile(r"<!--\s*not run:\s*\S[^>]*-->\s*$")
