@@ -255,3 +255,12 @@ def test_invite_links_name_an_address_the_others_can_reach(
         public = client.post("http://127.0.0.1:8000/api/games", json=body).json()
         assert public["seats"][0]["url"].startswith("https://rally.example.org/?game=")
         assert public["ws_url"].startswith("wss://rally.example.org/ws/")
+
+
+def test_the_translations_are_served(client: TestClient) -> None:
+    response = client.get("/i18n/uk.json")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("application/json")
+    assert response.json()["language.name"] == "Українська"
+    missing = client.get("/i18n/xx.json")
+    assert missing.status_code == 404 and "the languages are en, uk" in missing.json()["error"]

@@ -36,6 +36,7 @@ from roborally.bots.random_bot import BOTS
 from roborally.content.boardjson import course_board
 from roborally.content.courses import list_courses
 from roborally.content.fairness import new_seed
+from roborally.content.i18n import LANGUAGES, raw_file
 from roborally.engine.core.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.engine.editions import all_editions
 from roborally.server.connection import Connection
@@ -791,6 +792,22 @@ async def api_replay(request: Request) -> Response:
     return Response(await room.replay_json(), media_type="application/json")
 
 
+async def translations(request: Request) -> Response:
+    """``/i18n/LANG.json``: the page's texts in one language (the same file the command line
+    reads, ``roborally.content.i18n``)."""
+    lang = request.path_params["lang"]
+    if lang not in LANGUAGES:
+        return JSONResponse(
+            {"error": f"no language {lang!r}; the languages are {', '.join(LANGUAGES)}"},
+            status_code=404,
+        )
+    return Response(
+        raw_file(lang),
+        media_type="application/json; charset=utf-8",
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
 async def api_health(request: Request) -> Response:
     server = _server(request)
     return JSONResponse(
@@ -999,6 +1016,7 @@ def create_app(
         Route("/api/games/{game_id}/record", api_record),
         Route("/api/games/{game_id}/replay", api_replay),
         Route("/api/health", api_health),
+        Route("/i18n/{lang}.json", translations),
         WebSocketRoute("/ws/{game_id}", game_socket),
         Mount("/", StaticFiles(directory=ensure_static(), html=True), name="static"),
     ]

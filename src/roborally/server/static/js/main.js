@@ -1,6 +1,7 @@
 // Entry point: ?game=ID[#token=T] plays or watches a game, ?replay=ID replays one, else the lobby.
 
 import { installCardViewer } from "./cardview.js";
+import { loadLanguage } from "./i18n.js";
 import { GameScreen } from "./game.js";
 import { Lobby } from "./lobby.js";
 import { ReplayScreen } from "./replay.js";
@@ -11,6 +12,8 @@ if (params.has("speed") && Number.isFinite(parseFloat(params.get("speed")))) {
   store.set("speed", parseFloat(params.get("speed")));
 }
 
+// Every text comes from the language's translation file: load it before drawing anything.
+await loadLanguage();
 installCardViewer();
 
 const root = document.getElementById("app");
