@@ -28,7 +28,7 @@ __all__ = ["EXTRAS", "MissingExtra", "install_command", "require"]
 
 #: Each extra and the import names of the packages it installs.
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "server": ("starlette", "uvicorn", "websockets"),
+    "server": ("starlette", "uvicorn", "websockets", "segno"),
     "png": ("cairosvg",),
     "rl": ("numpy", "gymnasium", "pettingzoo"),
 }
