@@ -5,6 +5,7 @@ one-line errors."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -232,6 +233,21 @@ def test_one_line_errors(
     assert "not a seat" in one_line_error(capsys, ["bot", wrong_token, "-q"], 1)
     no_game = f"{shared_server.base}/?game=nosuchgame#token=abc"
     assert "has no game" in one_line_error(capsys, ["bot", no_game, "-q"], 1)
+
+
+def test_the_command_works_where_an_event_loop_already_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As from a notebook, or from tests that drive a browser in the same thread."""
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    dead = f"http://127.0.0.1:{closed}/?game=x#token=y"
+
+    async def inside_a_loop() -> str:
+        return one_line_error(capsys, ["bot", dead, "--bot", "random", "--retries", "1"], 1)
+
+    assert "cannot reach the server" in asyncio.run(inside_a_loop())
 
 
 def test_seat_links() -> None:

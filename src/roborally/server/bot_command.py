@@ -16,13 +16,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
 
 from roborally.bots.base import Bot
 
 PROG = "roborally bot"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         on_status=status,
     )
     try:
-        result = asyncio.run(player.run(timeout=None))
+        result = run_to_end(player.run(timeout=None))
     except Refused as error:
         _fail(refusal(error.code, error.message, link))
         return 1
@@ -150,6 +153,18 @@ def run(args: argparse.Namespace) -> int:
             f" first: {result.bot_failures[0]}"
         )
     return 0
+
+
+def run_to_end(job: Coroutine[Any, Any, T]) -> T:
+    """Run ``job`` on an event loop of its own. Called from code that already runs one in this
+    thread (a notebook, a test harness driving a browser), it runs on a thread of its own, as
+    ``asyncio.run`` refuses to start a second loop in a thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(job)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, job).result()
 
 
 def refusal(code: str, message: str, link: SeatLink) -> str:
