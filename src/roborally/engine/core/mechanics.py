@@ -15,6 +15,9 @@ from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.geometry import Direction, Pos, Turn
 from roborally.engine.core.state import GameState
 
+#: Builds an event straight from its fields' tuple, skipping the named tuple's constructor.
+_new_event = tuple.__new__
+
 
 class Suspend(Exception):
     """Raised inside a stage when it needs decisions that have not been answered yet."""
@@ -62,9 +65,10 @@ class Mechanics:
         """
         s = self.s
         s.events.append(
-            Event(
-                kind, s.round, s.register, seat, pos, to, facing, to_facing, card, amount,
-                other, cause, secret,
+            _new_event(
+                Event,
+                (kind, s.round, s.register, seat, pos, to, facing, to_facing, card, amount,
+                 other, cause, secret),
             )
         )  # fmt: skip
         if kind in self.arrival_kinds:
