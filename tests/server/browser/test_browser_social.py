@@ -33,19 +33,23 @@ def test_two_players_chat_send_an_emote_and_play_a_rematch(
         decision_seconds=MIN_SECONDS,
         program_seconds=MIN_SECONDS,
     )
-    ada, bo = contexts.page(), contexts.page()
+    ada, bo, watcher = contexts.page(), contexts.page(), contexts.page()
     dialogs: list[str] = []
-    for page in (ada, bo):
+    for page in (ada, bo, watcher):
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     ada.goto(live_server.seat_url(game, 0, speed=0, lang="en"))
     bo.goto(live_server.seat_url(game, 1, speed=0, lang="en"))
+    watcher.goto(f"{live_server.base}/?game={game['game_id']}&speed=0&lang=en")
     for page in (ada, bo):
         expect(page.locator("[data-testid=phase]")).to_have_text("Waiting room")
         expect(page.locator("[data-testid=chat]")).to_contain_text("No messages yet")
+    # A spectator reads but has nothing to write with.
+    expect(watcher.locator("[data-testid=chat]")).to_contain_text("Spectators can read the chat")
+    expect(watcher.locator("[data-testid=chat-input]")).to_be_hidden()
 
     # The waiting room: Enter sends; both read it.
     say(ada, "hello Bo")
-    for page in (ada, bo):
+    for page in (ada, bo, watcher):
         expect(last_message(page)).to_contain_text("Ada: hello Bo")
     expect(ada.locator("[data-testid=chat-input]")).to_have_value("")
     # Markup is text: shown as typed, no element made of it, nothing run.
@@ -86,8 +90,9 @@ def test_two_players_chat_send_an_emote_and_play_a_rematch(
     expect(last_message(ada)).to_contain_text("Bo: good luck")
 
     # Nobody answers: the deadlines pass, the game plays the seats and ends after one round.
-    for page in (ada, bo):
+    for page in (ada, bo, watcher):
         expect(page.locator("[data-testid=result]")).to_be_visible(timeout=60_000)
+    expect(watcher.locator("[data-testid=rematch]")).to_have_count(0)  # players only
     rematch = ada.locator("[data-testid=result] [data-testid=rematch]")
     expect(rematch).to_have_text("Rematch")
     shots(ada, "rematch-desktop")
@@ -113,4 +118,16 @@ def test_two_players_chat_send_an_emote_and_play_a_rematch(
     )
     assert new["seed_commitment"] != old["seed_commitment"]
     shots(bo, "rematch-waiting-room-desktop")
+    # The spectator is offered to watch it.
+    expect(watcher.locator("[data-testid=chat-rematch]")).to_contain_text("Ada started a rematch.")
+    watch = watcher.locator("[data-testid=result] [data-testid=watch-rematch]")
+    expect(watch).to_have_attribute("href", f"/?game={new_id}")
+    # Bo's old link, later: the finished game offers to join the rematch, in Bo's own seat.
+    bo.goto(live_server.seat_url(game, 1, speed=0, lang="en"))
+    join = bo.locator("[data-testid=result] [data-testid=rematch]")
+    expect(join).to_have_text("Join the rematch")
+    join.click()
+    expect(bo).to_have_url(link)
+    assert bo.url.split("game=")[1].split("#")[0] == new_id
+    expect(bo.locator("[data-testid=player-1] .badge.you")).to_be_visible()
     assert dialogs == []
