@@ -72,6 +72,7 @@ from roborally.server.rulesets import (
     timer_rule,
 )
 from roborally.server.settings import GameSettings, ServerOptions
+from roborally.server.social import Rematches
 from roborally.server.store import (
     AsyncStore,
     DamagedStore,
@@ -192,7 +193,7 @@ class GameServer:
             self.lock.release()
             raise
         self.pool = WorkerPool(self.options)
-        self.ctx = RoomContext(self.options, self.store, self.pool)
+        self.ctx = RoomContext(self.options, self.store, self.pool, Rematches(self))
         self.limits = AddressLimits(self.options)
         self.rooms: dict[str, GameRoom] = {}
         self.creating: Counter[tuple[str, bool]] = Counter()  # (address, bots only) under way
@@ -484,35 +485,14 @@ class GameServer:
     async def _create(
         self, settings: GameSettings, seats: list[Seat], base: str, address: str
     ) -> dict[str, Any]:
-        problem = await self.pool.any_call(
-            "check_settings", settings.to_json(), tuple(s.name for s in seats)
-        )
-        if problem is not None:  # the engine must accept this game
-            raise ApiError(400, "bad_request", problem)
-        game_id = secrets.token_urlsafe(6)
-        while game_id in self.rooms or await self.store.run(Store.status, game_id) is not None:
-            game_id = secrets.token_urlsafe(6)
+        game_id = await self.new_game_id()
         host_token = secrets.token_urlsafe(18)
         tokens: dict[int, str] = {}
         for seat in seats:
             if seat.human:
                 tokens[seat.index] = secrets.token_urlsafe(18)
                 seat.token_hash = token_hash(tokens[seat.index])
-        room = GameRoom(self.ctx, game_id, settings, seats, token_hash(host_token), 0.0)
-        room.creator = address
-        try:
-            room.created = await self.store.run(
-                Store.create_game,
-                game_id,
-                settings.to_json(),
-                [s.stored() for s in seats],
-                room.host_hash,
-                OPEN,
-            )
-        except StoreError as error:
-            raise ApiError(503, "storage_failed", f"the game could not be saved: {error}") from None
-        self.rooms[game_id] = room
-        log.info("game %s: created (%s, %d seats)", game_id, settings.course, len(seats))
+        room = await self.add_room(game_id, settings, seats, token_hash(host_token), address)
         if not tokens:
             async with room.lock:
                 await room.start_game()
@@ -537,6 +517,45 @@ class GameServer:
             "spectator_url": f"{base}/?game={game_id}",
             "ws_url": f"{ws_base}/ws/{game_id}",
         }
+
+    async def new_game_id(self) -> str:
+        """An id no game has."""
+        game_id = secrets.token_urlsafe(6)
+        while game_id in self.rooms or await self.store.run(Store.status, game_id) is not None:
+            game_id = secrets.token_urlsafe(6)
+        return game_id
+
+    async def add_room(
+        self,
+        game_id: str,
+        settings: GameSettings,
+        seats: list[Seat],
+        host_hash: str,
+        address: str,
+    ) -> GameRoom:
+        """A new open game: checked by the engine, stored, then served (``ApiError`` if the
+        engine refuses it or it cannot be stored)."""
+        problem = await self.pool.any_call(
+            "check_settings", settings.to_json(), tuple(s.name for s in seats)
+        )
+        if problem is not None:  # the engine must accept this game
+            raise ApiError(400, "bad_request", problem)
+        room = GameRoom(self.ctx, game_id, settings, seats, host_hash, 0.0)
+        room.creator = address
+        try:
+            room.created = await self.store.run(
+                Store.create_game,
+                game_id,
+                settings.to_json(),
+                [s.stored() for s in seats],
+                room.host_hash,
+                OPEN,
+            )
+        except StoreError as error:
+            raise ApiError(503, "storage_failed", f"the game could not be saved: {error}") from None
+        self.rooms[game_id] = room
+        log.info("game %s: created (%s, %d seats)", game_id, settings.course, len(seats))
+        return room
 
     async def join(self, room: GameRoom, body: dict[str, Any], base: str) -> dict[str, Any]:
         name = None

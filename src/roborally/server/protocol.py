@@ -30,6 +30,9 @@ CLIENT_TYPES = (
     "shown",
     "preset",
     "preview",
+    "chat",
+    "emote",
+    "rematch",
 )
 
 # Close codes (4000-4999 are free for applications).
@@ -43,13 +46,18 @@ CLOSE_TOO_MANY = 4429  # too many sockets from one address
 
 
 class ProtocolError(Exception):
-    """A refused message: ``code`` (docs/protocol.md 2.4) and a human-readable message."""
+    """A refused message: ``code`` (docs/protocol.md 2.4) and a human-readable message;
+    ``retry_after``: the seconds until the same message would be taken (0: not a question of
+    time)."""
 
-    def __init__(self, code: str, message: str, ref: str | int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, ref: str | int | None = None, retry_after: int = 0
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.ref = ref
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)

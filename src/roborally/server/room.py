@@ -21,11 +21,12 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roborally.content.boardjson import course_board
 from roborally.engine.core.state import NUM_REGISTERS
 from roborally.engine.game import Game
+from roborally.server import social
 from roborally.server.connection import Connection
 from roborally.server.host import (
     EventOut,
@@ -55,6 +56,9 @@ from roborally.server.rulesets import PROTOCOL_VERSION, timer_rule
 from roborally.server.settings import GameSettings, ServerOptions
 from roborally.server.store import AsyncStore, Store, StoredGame, StoreError
 from roborally.server.workers import BOTS, PEOPLE, HostLost, WorkerLost, WorkerPool
+
+if TYPE_CHECKING:
+    from roborally.server.social import Rematches
 
 log = logging.getLogger("roborally.server")
 
@@ -101,6 +105,7 @@ class RoomContext:
     options: ServerOptions
     store: AsyncStore
     pool: WorkerPool
+    rematches: Rematches | None = None  # the server's maker of rematches (social.py)
 
 
 @dataclass(eq=False)
@@ -217,6 +222,7 @@ class GameRoom:
         self.appeared: dict[str, int] = {}  # pending decision -> the events before it
         self.show_by: dict[str, float] = {}  # pending decision -> when its clock starts anyway
         self._events_texts: dict[tuple[int, int, View], str] = {}
+        self.talk = social.RoomTalk()  # chat, emotes and the rematch (social.py)
 
     @property
     def store(self) -> Store:
@@ -395,6 +401,7 @@ class GameRoom:
             limits={"message_bytes": self.ctx.options.message_bytes},
             settings=self.public_settings(),
             board=self.board(),
+            **self.talk.welcome(conn),
         )
 
     def game_over_message(self) -> dict[str, Any]:
@@ -670,7 +677,10 @@ class GameRoom:
             error.code,
             error.message,
         )
-        conn.send(error_message(error.code, error.message, error.ref, kind))
+        reply = error_message(error.code, error.message, error.ref, kind)
+        if error.retry_after:
+            reply["retry_after"] = error.retry_after
+        conn.send(reply)
         if error.code == "bad_token":
             conn.close(CLOSE_BAD_TOKEN)
         elif error.code == "server_full":
@@ -708,6 +718,8 @@ class GameRoom:
                 self._preset(conn, msg)
             elif msg.type == "preview":
                 await self._preview(conn, msg)
+            elif msg.type in social.TYPES:
+                await social.handle(self, conn, msg)
         except ProtocolError as error:
             if error.ref is None:
                 error.ref = msg.ref
@@ -767,6 +779,7 @@ class GameRoom:
         # Accepted: from here on the room changes.
         conn.hello = True
         conn.seat = seat_index
+        conn.token = token if seat_index is not None else None  # for its rematch seat
         total = len(self.events)
         conn.cursor = total if since is None else min(since, total)
         if seat is not None:
@@ -780,6 +793,7 @@ class GameRoom:
                 seat.auto, seat.auto_reason = False, None
                 log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
         await self._refresh_view(conn.seat)
+        await social.prepare(self)
         conn.send(self.welcome_message(conn))
         if seat is not None:  # a seat came: everyone sees it connected, its timers change
             self._reschedule()

@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS actions (
     at REAL NOT NULL,
     PRIMARY KEY (game_id, n)
 );
+CREATE TABLE IF NOT EXISTS rematches (game_id TEXT PRIMARY KEY, rematch_id TEXT NOT NULL);
 """
 
 
@@ -315,7 +316,22 @@ class Store:
 
         self._transaction(work)
 
+    def set_rematch(self, game_id: str, rematch_id: str) -> None:
+        """Game ``rematch_id`` is the rematch of the finished game ``game_id``."""
+        self._transaction(
+            lambda: self.db.execute(
+                "INSERT OR REPLACE INTO rematches (game_id, rematch_id) VALUES (?, ?)",
+                (game_id, rematch_id),
+            )
+        )
+
     # ------------------------------------------------------------- reads
+    def rematch_of(self, game_id: str) -> str | None:
+        row = self.db.execute(
+            "SELECT rematch_id FROM rematches WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def load(self, game_id: str) -> StoredGame | None:
         row = self.db.execute(
             "SELECT id, created, status, settings, seats, host_hash, result, record, updated"

@@ -4,6 +4,7 @@ import { Animator } from "./anim.js";
 import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardEl, setCatalogue } from "./cards.js";
+import { ChatPanel } from "./chat.js";
 import { setCardEdition } from "./cardview.js";
 import { decisionControls, GUARD_MS } from "./decisions.js";
 import { refusalText } from "./errors.js";
@@ -120,6 +121,8 @@ export class GameScreen {
     this.legendSlot = h("div.legend-slot");
     this.side = h("aside.side", null, this.playersEl, logBox, this.legendSlot, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
+    this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields) });
+    this.side.insertBefore(this.chat.el, this.playersEl.nextSibling);
     this.renderNotify();
     fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
     document.body.classList.add("in-game");
@@ -171,6 +174,7 @@ export class GameScreen {
   }
 
   onMessage(msg) {
+    if (this.chat.onMessage(msg)) return; // chat, emotes and rematch (chat.js)
     switch (msg.type) {
       case "welcome":
         this.onWelcome(msg);
@@ -652,6 +656,7 @@ export class GameScreen {
     }
     if (st.status === "finished" || (obs && obs.over)) {
       fill(this.tray, this.finishedTray(st));
+      this.chat.addRematch(this.tray);
       return;
     }
     if (this.seat === null || this.seat === undefined) {
@@ -1033,6 +1038,7 @@ export class GameScreen {
           h("a.button.ghost", { href: "/" }, "New game"),
           h("button.ghost", { type: "button", onclick: close }, "Close"))));
     document.body.append(modal);
+    this.chat.addRematch(modal);
   }
 }
 
