@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from roborally.content.boardtext import parse_board
+from roborally.content.i18n import LANGUAGES
 from roborally.engine.core.board import Course, Grid
 from roborally.engine.core.geometry import Pos
 from roborally.render.showcase import showcase_board
@@ -180,6 +181,8 @@ def test_anchors_are_unique_and_every_link_finds_its_target(
             target = path.removeprefix("/rules/")
             assert target in others, link
             assert not anchor or anchor in others[target], link
+        elif link.startswith("?lang="):  # the same page in another language
+            assert link.removeprefix("?lang=") in LANGUAGES, link
         else:
             assert link in ("/", "/theme.css", "/rules.css", "/favicon.svg"), link
     # The contents list links every part, topic, element and card section.
@@ -249,8 +252,9 @@ def test_a_page_is_built_once_and_served_from_memory(pages: dict[str, Any]) -> N
     before = rules_pages.page_html.cache_info()
     again = client.get("/rules/2023")
     assert rules_pages.page_html.cache_info() == before  # not even looked up again
-    assert again.text == pages["2023"].text == rules_pages.BUILT["2023"]
-    assert set(rules_pages.BUILT) <= {"", *EDITIONS}
+    assert again.text == pages["2023"].text == rules_pages.BUILT["2023", "en"]
+    assert {page for page, _ in rules_pages.BUILT} <= {"", *EDITIONS}
+    assert {lang for _, lang in rules_pages.BUILT} <= set(LANGUAGES)
 
 
 def test_every_example_board_is_valid_and_its_robots_stand_on_it() -> None:

@@ -12,8 +12,15 @@ only puts them together. docs/rules-help.md lists the URLs and the anchors:
   ``#el-start``): see :func:`element_anchor`;
 * ``#card-<id>`` for a card, ``<id>`` being its id in ``GET /api/web/cards?edition=E``.
 
-A page is built once per process (the pictures take a moment to draw), off the event loop,
-and then served from memory. Mount :data:`routes` before the static files.
+Every page exists in the languages of :data:`roborally.content.i18n.LANGUAGES`:
+``/rules/2023?lang=uk`` (without ``?lang`` the browser's Accept-Language picks one, else
+English). The words of another language come from ``2023.LANG.toml`` beside ``2023.toml``: the
+same tables and keys, holding only the texts (:func:`translated`); the page's own chrome comes
+from the translation files (``rules.*`` keys), card names and texts from the card catalogue's
+translations when they exist (:func:`card_words`).
+
+A page is built once per process and language (the pictures take a moment to draw), off the
+event loop, and then served from memory. Mount :data:`routes` before the static files.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from starlette.routing import BaseRoute, Route
 
 from roborally.content.boardtext import parse_board
 from roborally.content.catalogue import cards_json, catalogue
+from roborally.content.i18n import DEFAULT, LANGUAGES, strings, text
 from roborally.engine.core.board import Board, Course, Grid
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.editions import all_editions
@@ -65,12 +73,51 @@ def family(edition: str) -> str:
     return edition.split("-", 1)[0]
 
 
-@cache
-def _family_data(name: str) -> dict[str, Any] | None:
+#: Keys whose values are not words to translate: a translation leaves them out (``id`` and
+#: ``kind`` excepted: they name the topic or element a translated table belongs to).
+NOT_WORDS = frozenset(
+    {"editions", "board", "robots", "only", "overlays_switch_off", "classic_colours"}
+)
+#: Keys a translated table repeats from the English one, to say which table it is.
+NAMES = ("id", "kind")
+
+
+def _read(name: str) -> dict[str, Any] | None:
     path = RULES / f"{name}.toml"
     if not path.is_file():
         return None
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def translated(english: Any, words: Any, where: str = "") -> Any:
+    """The English data with the texts of ``words`` (a translation with the same tables and
+    keys, holding only texts) put in place; a list of tables is matched entry by entry, and an
+    entry's ``id`` or ``kind`` must be the English one's (``ValueError`` when not)."""
+    if isinstance(english, dict) and isinstance(words, dict):
+        for name in NAMES:
+            if name in words and words[name] != english.get(name):
+                raise ValueError(f"{where}: {name} {words[name]!r} is not {english.get(name)!r}")
+        return {
+            key: translated(value, words[key], f"{where}.{key}") if key in words else value
+            for key, value in english.items()
+        }
+    if isinstance(english, list) and isinstance(words, list):
+        if len(words) != len(english):
+            raise ValueError(f"{where}: {len(words)} entries, English has {len(english)}")
+        return [
+            translated(e, w, f"{where}[{i}]")
+            for i, (e, w) in enumerate(zip(english, words, strict=True))
+        ]
+    return words
+
+
+@cache
+def _family_data(name: str, lang: str = DEFAULT) -> dict[str, Any] | None:
+    english = _read(name)
+    if english is None or lang == DEFAULT:
+        return english
+    words = _read(f"{name}.{lang}")
+    return english if words is None else translated(english, words, f"{name}.{lang}.toml")
 
 
 def page_editions() -> tuple[str, ...]:
@@ -111,9 +158,9 @@ def _specialise(value: Any, edition: str, suffixes: frozenset[str]) -> Any:
     return value
 
 
-def rules_data(edition: str) -> dict[str, Any]:
-    """The page data of ``edition`` (``ValueError`` when it has no page)."""
-    data = _family_data(family(edition))
+def rules_data(edition: str, lang: str = DEFAULT) -> dict[str, Any]:
+    """The page data of ``edition`` in ``lang`` (``ValueError`` when it has no page)."""
+    data = _family_data(family(edition), lang)
     if data is None or edition not in data.get("editions", ()):
         raise ValueError(f"no rules page for edition {edition!r}")
     suffixes = frozenset(s for e in data["editions"] if (s := _suffix(e)))
@@ -250,13 +297,14 @@ def _topic(topic: dict[str, Any]) -> str:
     )
 
 
-FACTS = (("when", "When"), ("params", "On the board"))
+#: The facts under an element's text, and the key of their label in the translation files.
+FACTS = (("when", "rules.when"), ("params", "rules.on_the_board"))
 
 
-def _element(element: dict[str, Any], data: dict[str, Any]) -> str:
+def _element(element: dict[str, Any], data: dict[str, Any], lang: str) -> str:
     anchor = "el-" + element["kind"]
     facts = "".join(
-        f"<dt>{label}</dt><dd>{inline(element[key])}</dd>"
+        f"<dt>{html.escape(text(lang, label))}</dt><dd>{inline(element[key])}</dd>"
         for key, label in FACTS
         if element.get(key)
     )
@@ -268,6 +316,20 @@ def _element(element: dict[str, Any], data: dict[str, Any]) -> str:
         + (f'<dl class="facts">{facts}</dl>' if facts else "")
         + "</div></section>"
     )
+
+
+def card_words(lang: str, card_id: str, card: dict[str, Any]) -> tuple[str, str]:
+    """A card's name and text in ``lang``: the card catalogue's translation
+    (``card.<id>.name`` and ``card.<id>.text`` in the translation files; a classic program
+    card ``TYPE@PRIORITY`` also finds ``card.<TYPE>.…``) when there is one, else the card
+    data's English words."""
+    table = strings(lang)
+    keys = [card_id] + ([card_id.split("@", 1)[0]] if "@" in card_id else [])
+    name, words = card["name"], card["text"]
+    for key in reversed(keys):  # the card's own key wins over its type's
+        name = table.get(f"card.{key}.name", name)
+        words = table.get(f"card.{key}.text", words)
+    return name, words
 
 
 def _card_facts(card: dict[str, Any], entry: dict[str, Any], words: dict[str, Any]) -> str:
@@ -302,16 +364,19 @@ def _card(
     entry: dict[str, Any],
     words: dict[str, Any],
     notes: dict[str, str],
+    lang: str,
 ) -> str:
     facts = _card_facts(card, entry, words)
-    head = _card_open(
-        card_id, card["type"], card["name"], facts, card["text"], notes.get(card_id, "")
-    )
+    name, card_text = card_words(lang, card_id, card)
+    head = _card_open(card_id, card["type"], name, facts, card_text, notes.get(card_id, ""))
     return head + "</article>"
 
 
 def _priority_types(
-    cards: list[tuple[str, dict[str, Any]]], words: dict[str, Any], notes: dict[str, str]
+    cards: list[tuple[str, dict[str, Any]]],
+    words: dict[str, Any],
+    notes: dict[str, str],
+    lang: str,
 ) -> list[str]:
     """Cards with priority numbers (classic): one article per type, fastest type first, with a
     chip per card that carries the card's own anchor."""
@@ -321,22 +386,24 @@ def _priority_types(
     ordered = sorted(types.items(), key=lambda item: -max(c["priority"] for _, c in item[1]))
     out = []
     for kind, members in ordered:
-        first = members[0][1]
+        name, card_text = card_words(lang, *members[0])
         facts = html.escape(words.get("copies", "{count}").format(count=len(members)))
         chips = "".join(
             f'<li id="card-{_attr(card_id)}">{card["priority"]}</li>'
             for card_id, card in sorted(members, key=lambda m: m[1]["priority"])
         )
-        label = html.escape(words.get("priorities", "Priorities"))
+        label = html.escape(words.get("priorities", text(lang, "rules.priorities")))
         out.append(
-            _card_open(kind, "program", first["name"], facts, first["text"], notes.get(kind, ""))
+            _card_open(kind, "program", name, facts, card_text, notes.get(kind, ""))
             + f'<p class="priorities-label">{label}</p><ul class="priorities">{chips}</ul>'
             "</article>"
         )
     return out
 
 
-def _card_sections(edition: str, data: dict[str, Any]) -> tuple[list[str], list[tuple[str, str]]]:
+def _card_sections(
+    edition: str, data: dict[str, Any], lang: str
+) -> tuple[list[str], list[tuple[str, str]]]:
     """The card sections (HTML) and their contents entries (anchor, title)."""
     served = cards_json(edition)
     assert served is not None, edition
@@ -360,7 +427,7 @@ def _card_sections(edition: str, data: dict[str, Any]) -> tuple[list[str], list[
             parts.append(markdown(words["intro"]))
         if any("priority" in card for _, card in cards):
             parts.append('<div class="card-grid">')
-            parts += _priority_types(cards, words, notes)
+            parts += _priority_types(cards, words, notes, lang)
             parts.append("</div>")
         else:
             groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
@@ -371,15 +438,16 @@ def _card_sections(edition: str, data: dict[str, Any]) -> tuple[list[str], list[
                 if len(groups) > 1 and kind in group_titles:
                     parts.append(f'<h4 class="group">{inline(group_titles[kind])}</h4>')
                 parts.append('<div class="card-grid">')
-                parts += [_card(i, c, entries.get(i, {}), words, notes) for i, c in members]
+                parts += [_card(i, c, entries.get(i, {}), words, notes, lang) for i, c in members]
                 parts.append("</div>")
         parts.append("</section>")
         html_out.append("\n".join(parts))
     return html_out, toc
 
 
-def _toc(groups: list[tuple[str, str, list[tuple[str, str]]]]) -> str:
-    out = ['<nav class="toc" aria-label="Contents"><h2>Contents</h2><ol>']
+def _toc(groups: list[tuple[str, str, list[tuple[str, str]]]], lang: str) -> str:
+    contents = html.escape(text(lang, "rules.contents"))
+    out = [f'<nav class="toc" aria-label="{contents}"><h2>{contents}</h2><ol>']
     for anchor, title, entries in groups:
         links = "".join(f'<li><a href="#{_attr(a)}">{inline(t)}</a></li>' for a, t in entries)
         out.append(
@@ -390,9 +458,9 @@ def _toc(groups: list[tuple[str, str, list[tuple[str, str]]]]) -> str:
     return "\n".join(out)
 
 
-def _head(title: str) -> str:
+def _head(title: str, lang: str) -> str:
     return (
-        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!doctype html>\n<html lang="{_attr(lang)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="dark">\n'
         '<meta name="theme-color" content="#151922">\n'
@@ -404,28 +472,52 @@ def _head(title: str) -> str:
 
 
 @cache
-def _page_names() -> tuple[tuple[str, str, str], ...]:
+def _page_names(lang: str = DEFAULT) -> tuple[tuple[str, str, str], ...]:
     """Each page's edition, short name (the bar at the top) and title."""
-    return tuple((e, (d := rules_data(e))["short"], d["title"]) for e in page_editions())
+    return tuple((e, (d := rules_data(e, lang))["short"], d["title"]) for e in page_editions())
 
 
-def _page_list() -> str:
+def _page_list(lang: str) -> str:
     return "".join(
-        f'<li><a href="/rules/{e}">{html.escape(title)}</a></li>' for e, _, title in _page_names()
+        f'<li><a href="/rules/{e}">{html.escape(title)}</a></li>'
+        for e, _, title in _page_names(lang)
     )
 
 
-def _top_bar(current: str | None) -> str:
+def _languages(lang: str) -> str:
+    """Links to the same page in every language (``?lang=xx`` keeps the path)."""
     links = []
-    for edition, short, _ in _page_names():
+    for code in LANGUAGES:
+        here = ' aria-current="true"' if code == lang else ""
+        name = html.escape(text(code, "language.name"))
+        links.append(f'<a href="?lang={code}" hreflang="{code}" lang="{code}"{here}>{name}</a>')
+    label = html.escape(text(lang, "rules.languages"))
+    return f'<nav class="languages" aria-label="{label}">{"".join(links)}</nav>'
+
+
+def _top_bar(current: str | None, lang: str) -> str:
+    links = []
+    for edition, short, _ in _page_names(lang):
         label = html.escape(short)
         here = ' aria-current="page"' if edition == current else ""
         links.append(f'<a href="/rules/{edition}"{here}>{label}</a>')
+    editions = html.escape(text(lang, "rules.editions"))
+    back = html.escape(text(lang, "rules.back"))
     return (
-        '<header class="top" id="top"><a class="back" href="/">← Lobby</a>'
-        f'<nav class="editions" aria-label="Rules of each edition">{"".join(links)}</nav>'
-        "</header>\n"
+        f'<header class="top" id="top"><a class="back" href="/">{back}</a>'
+        f'<nav class="editions" aria-label="{editions}">{"".join(links)}</nav>'
+        f"{_languages(lang)}</header>\n"
     )
+
+
+_SITE_LINK = re.compile(r'href="(/(?:rules/[^"#?]*)?)(#[^"]*)?"')
+
+
+def _keep_language(page: str, lang: str) -> str:
+    """``page`` with its links to the lobby and to the rules pages in ``lang`` too."""
+    if lang == DEFAULT:
+        return page
+    return _SITE_LINK.sub(lambda m: f'href="{m[1]}?lang={lang}{m[2] or ""}"', page)
 
 
 PART_TITLES = {"round": "How a round goes", "elements": "Board elements", "cards": "Cards"}
@@ -438,12 +530,12 @@ def _part(anchor: str, title: str, body: Iterable[str]) -> str:
 
 
 @cache
-def page_html(edition: str) -> str:
-    """The whole rules page of ``edition`` (``ValueError`` when it has none)."""
-    data = rules_data(edition)
+def page_html(edition: str, lang: str = DEFAULT) -> str:
+    """The whole rules page of ``edition`` in ``lang`` (``ValueError`` when it has none)."""
+    data = rules_data(edition, lang)
     topics = data.get("topic", [])
     elements = data.get("element", [])
-    card_html, card_toc = _card_sections(edition, data)
+    card_html, card_toc = _card_sections(edition, data, lang)
     titles = PART_TITLES | data.get("parts", {})
     toc = _toc(
         [
@@ -454,73 +546,105 @@ def page_html(edition: str) -> str:
                 [("el-" + e["kind"], e.get("short", e["title"])) for e in elements],
             ),
             ("cards", titles["cards"], card_toc),
-        ]
+        ],
+        lang,
     )
     body = [
-        _head(data["title"]),
+        _head(data["title"], lang),
         f'<body class="rules" data-edition="{_attr(edition)}">\n',
-        _top_bar(edition),
+        _top_bar(edition, lang),
         '<div class="layout">',
         f'<div class="intro"><h1>{inline(data["title"])}</h1>',
         f'<div class="lead">{markdown(data.get("intro", ""))}</div></div>',
         toc,
         "<main>",
         _part("round", titles["round"], (_topic(t) for t in topics)),
-        _part("elements", titles["elements"], (_element(e, data) for e in elements)),
+        _part("elements", titles["elements"], (_element(e, data, lang) for e in elements)),
         _part("cards", titles["cards"], card_html),
-        '<footer><a href="/">← Back to the lobby</a> · <a href="#top">Top of the page</a></footer>',
+        f'<footer><a href="/">{html.escape(text(lang, "rules.back_to_lobby"))}</a> · '
+        f'<a href="#top">{html.escape(text(lang, "rules.top"))}</a></footer>',
         "</main></div>\n</body>\n</html>\n",
     ]
-    return "\n".join(body)
+    return _keep_language("\n".join(body), lang)
 
 
-def not_found_html(edition: str) -> str:
+def not_found_html(edition: str, lang: str = DEFAULT) -> str:
     """The answer to an unknown edition (cheap: it is made on the event loop)."""
-    shown = html.escape(edition[:40])
-    return (
-        _head("No such rules page")
+    shown = f"<strong>{html.escape(edition[:40])}</strong>"
+    about = html.escape(text(lang, "rules.no_page_text", edition="\0")).replace("\0", shown)
+    page = (
+        _head(text(lang, "rules.no_page_title"), lang)
         + '<body class="rules">\n'
-        + _top_bar(None)
-        + '<main class="alone"><h1>No rules page for this edition</h1>'
-        f"<p>There is no rules page for the edition <strong>{shown}</strong>. "
-        f"These are the rules pages:</p><ul>{_page_list()}</ul></main>\n</body>\n</html>\n"
+        + _top_bar(None, lang)
+        + f'<main class="alone"><h1>{html.escape(text(lang, "rules.no_page_heading"))}</h1>'
+        f"<p>{about}</p><ul>{_page_list(lang)}</ul></main>\n</body>\n</html>\n"
     )
+    return _keep_language(page, lang)
 
 
 @cache
-def index_html() -> str:
-    return (
-        _head("RoboRally rules")
+def index_html(lang: str = DEFAULT) -> str:
+    title = html.escape(text(lang, "rules.index_title"))
+    page = (
+        _head(text(lang, "rules.index_title"), lang)
         + '<body class="rules">\n'
-        + _top_bar(None)
-        + f'<main class="alone"><h1>RoboRally rules</h1><ul>{_page_list()}</ul></main>\n'
+        + _top_bar(None, lang)
+        + f'<main class="alone"><h1>{title}</h1><ul>{_page_list(lang)}</ul></main>\n'
         + "</body>\n</html>\n"
     )
+    return _keep_language(page, lang)
 
 
 # ---------------------------------------------------------------------------------- the routes
-#: The pages served so far (only known editions and the index get here, so it stays small).
-BUILT: dict[str, str] = {}
+#: The pages served so far, by page ("" for the index) and language (only known editions and
+#: languages get here, so it stays small).
+BUILT: dict[tuple[str, str], str] = {}
 
 
-async def _built(key: str, build: Callable[[], str]) -> Response:
-    """The page ``key`` from memory; the first time it is built in a worker thread (drawing
-    the pictures takes a moment that the event loop should not wait for)."""
-    text = BUILT.get(key)
-    if text is None:
-        text = BUILT[key] = await run_in_threadpool(build)
-    return HTMLResponse(text, headers={"Cache-Control": CACHE})
+def page_language(request: Request) -> str:
+    """The language of the page asked for: ``?lang=xx``, else the first of the browser's
+    languages (Accept-Language, by weight) that the pages have, else English."""
+    asked = request.query_params.get("lang", "").lower()
+    if asked in LANGUAGES:
+        return asked
+    wanted: list[tuple[float, int, str]] = []
+    for number, part in enumerate(request.headers.get("accept-language", "").split(",")):
+        code, _, weight = part.strip().partition(";q=")
+        try:
+            quality = float(weight) if weight else 1.0
+        except ValueError:
+            continue
+        wanted.append((-quality, number, code.split("-", 1)[0].strip().lower()))
+    for _, _, code in sorted(wanted):
+        if code in LANGUAGES:
+            return code
+    return DEFAULT
+
+
+#: The pages depend on the browser's languages when the address names none.
+HEADERS = {"Cache-Control": CACHE, "Vary": "Accept-Language"}
+
+
+async def _built(key: str, lang: str, build: Callable[[], str]) -> Response:
+    """The page ``key`` in ``lang`` from memory; the first time it is built in a worker thread
+    (drawing the pictures takes a moment that the event loop should not wait for)."""
+    page = BUILT.get((key, lang))
+    if page is None:
+        page = BUILT[key, lang] = await run_in_threadpool(build)
+    return HTMLResponse(page, headers=HEADERS)
 
 
 async def rules_index(request: Request) -> Response:
-    return await _built("", index_html)
+    lang = page_language(request)
+    return await _built("", lang, lambda: index_html(lang))
 
 
 async def rules_page(request: Request) -> Response:
     edition = request.path_params["edition"]
+    lang = page_language(request)
     if edition not in {e for e, _, _ in _page_names()}:
-        return HTMLResponse(not_found_html(edition), status_code=404)
-    return await _built(edition, lambda: page_html(edition))
+        return HTMLResponse(not_found_html(edition, lang), status_code=404)
+    return await _built(edition, lang, lambda: page_html(edition, lang))
 
 
 routes: list[BaseRoute] = [

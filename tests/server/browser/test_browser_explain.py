@@ -77,7 +77,7 @@ def _check_space(page: Page, x: int, y: int) -> None:
     # Each element links to its section of the rules page, in a new tab.
     for kind in kinds:
         link = info.locator(f"[data-kind={kind}] [data-testid=rules-link]").first
-        expect(link).to_have_attribute("href", f"/rules/2023#el-{kind}")
+        expect(link).to_have_attribute("href", f"/rules/2023?lang=en#el-{kind}")
         expect(link).to_have_attribute("target", "_blank")
 
 
@@ -88,7 +88,7 @@ def test_a_space_explains_itself_on_hover_and_the_legend_lists_the_elements(
     page.goto(live_server.base + "/")
     for edition in ("2023", "classic", "classic-1994"):
         expect(page.get_by_test_id(f"rules-{edition}")).to_have_attribute(
-            "href", f"/rules/{edition}"
+            "href", f"/rules/{edition}?lang=en"
         )
     game = live_server.create(
         seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot", "bot": "random"}], seed=3
@@ -96,7 +96,7 @@ def test_a_space_explains_itself_on_hover_and_the_legend_lists_the_elements(
     page.goto(live_server.seat_url(game, 0, speed=0))
     _start_game(page)
     rules = page.get_by_test_id("rules")
-    expect(rules).to_have_attribute("href", "/rules/2023")
+    expect(rules).to_have_attribute("href", "/rules/2023?lang=en")
     expect(rules).to_have_attribute("target", "_blank")
     info = page.locator("[data-testid=space-info]")
     for x, y in TINY_SPACES:
@@ -130,7 +130,9 @@ def test_a_space_explains_itself_on_hover_and_the_legend_lists_the_elements(
         entry = entries.nth(i)
         kind = entry.get_attribute("data-kind")
         expect(entry.locator("svg.space-symbol use")).to_have_count(1)
-        expect(entry.locator("a.rules-link")).to_have_attribute("href", f"/rules/2023#el-{kind}")
+        expect(entry.locator("a.rules-link")).to_have_attribute(
+            "href", f"/rules/2023?lang=en#el-{kind}"
+        )
     expect(legend).to_contain_text("Push panel")
     legend.scroll_into_view_if_needed()
     shots(page, "legend-desktop")
@@ -194,7 +196,7 @@ def test_cards_open_large_by_long_press_and_click_and_a_tap_still_programs(
     expect(view.get_by_test_id("card-text")).to_have_text(cards[shop_id or ""]["text"])
     expect(view).to_contain_text(re.compile("(Permanent|Temporary) upgrade"))
     expect(view.get_by_test_id("card-rules")).to_have_attribute(
-        "href", f"/rules/2023#card-{shop_id}"
+        "href", f"/rules/2023?lang=en#card-{shop_id}"
     )
     page.keyboard.press("Escape")
     expect(view).to_be_hidden()

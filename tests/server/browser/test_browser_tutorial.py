@@ -1,7 +1,8 @@
 """The guided first race: offered on a first visit to the lobby, always reachable afterwards; the
 coach walks through one round (start space, upgrade phase, hand, registers, path, lock in, the
-registers playing, what happened) and the race is then finished against the Beginner bot; the
-first steps on a phone, where the coach never covers the cards to tap."""
+registers playing, what happened) and the race is then finished against the Beginner bot, in
+English and in Ukrainian; the first steps on a phone, where the coach never covers the cards to
+tap."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import Locator, Page, Route, expect
+
+from roborally.content.i18n import text
 
 from .conftest import Contexts, ServerProcess
 
@@ -73,10 +77,12 @@ def no_sideways_scroll(page: Page) -> None:
     assert width <= page.viewport_size["width"], width  # type: ignore[index]
 
 
-def program_with_the_guide(page: Page, shot: Callable[[], Any], phone: bool) -> None:
+def program_with_the_guide(
+    page: Page, shot: Callable[[], Any], phone: bool, lang: str = "en"
+) -> None:
     """From the coach's "start" step to "lockin": a start space, Done in the upgrade phase, five
-    cards; the coach highlights each part and never covers what is to be tapped. ``shot`` is
-    taken at the start space (desktop) or the hand (phone)."""
+    cards; the coach highlights each part, in the page's language ``lang``, and never covers
+    what is to be tapped. ``shot`` is taken at the start space (desktop) or the hand (phone)."""
     coach = page.get_by_test_id("coach")
 
     def press(target: Locator) -> None:
@@ -98,20 +104,20 @@ def program_with_the_guide(page: Page, shot: Callable[[], Any], phone: bool) -> 
     no_overlap(page, choices)
     press(page.locator("[data-kind=upgrade_phase] [data-testid=choice][data-value='\"done\"']"))
     step_is(page, "hand")
-    expect(coach).to_contain_text("programming cards")
+    expect(coach).to_contain_text(text(lang, "tutorial.hand.title"))
     no_overlap(page, "[data-testid=hand-card]")
     if phone:
         shot()
     press(page.locator("[data-testid=hand-card]").first)
     step_is(page, "registers")
-    expect(coach).to_contain_text("1 of 5 registers filled")
+    expect(coach).to_contain_text(text(lang, "tutorial.registers.filled", filled=1))
     no_overlap(page, "[data-testid=hand-card]")
     for _ in range(4):
         press(page.locator("[data-testid=hand-card]").first)
     step_is(page, "preview")
-    expect(coach).to_contain_text("path")
+    expect(coach).to_contain_text(text(lang, "tutorial.preview.title"))
     # The program editor's own path preview is drawn, and this step points at it.
-    expect(coach).to_contain_text("The light blue path on the board")
+    expect(coach).to_contain_text(text(lang, "tutorial.preview.path"))
     expect(page.get_by_test_id("path-preview")).to_have_class(re.compile("coach-focus"))
     expect(page.locator("[data-testid=preview-end]").first).to_be_attached()
     press(page.get_by_test_id("coach-next"))
@@ -120,17 +126,25 @@ def program_with_the_guide(page: Page, shot: Callable[[], Any], phone: bool) -> 
     no_overlap(page, "[data-testid=submit-program]")
 
 
+@pytest.mark.parametrize("lang", ["en", "uk"])
 def test_a_first_visit_offers_the_guided_race_and_it_plays_to_the_end(
-    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any
+    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any, lang: str
 ) -> None:
+    """The whole guided race; the coach speaks the page's language (``?lang=``)."""
+
+    def say(key: str, **values: Any) -> str:
+        return text(lang, key, **values)
+
     page = contexts.page()
-    page.goto(live_server.base + "/?speed=4")
-    expect(page.get_by_role("heading", name="New game")).to_be_visible()
+    page.goto(live_server.base + f"/?speed=4&lang={lang}")
+    if lang == "en":
+        expect(page.get_by_role("heading", name="New game")).to_be_visible()
+        expect(page.get_by_test_id("tutorial-offer")).to_contain_text("guided first race")
     offer = page.get_by_test_id("tutorial-offer")
     expect(offer).to_be_visible()
-    expect(offer).to_contain_text("guided first race")
-    expect(page.get_by_test_id("tutorial-start")).to_be_visible()
-    shots(page, "tutorial-offer-desktop")
+    expect(offer).to_contain_text(say("tutorial.offer_text"))
+    expect(page.get_by_test_id("tutorial-start")).to_have_text(say("tutorial.lobby_link"))
+    shots(page, f"tutorial-offer-desktop{'' if lang == 'en' else '-' + lang}")
     # Offered once: the next visit has only the lobby's button.
     page.reload()
     expect(page.get_by_test_id("tutorial-start")).to_be_visible()
@@ -152,23 +166,28 @@ def test_a_first_visit_offers_the_guided_race_and_it_plays_to_the_end(
 
     coach = page.get_by_test_id("coach")
     step_is(page, "welcome")
-    expect(coach).to_contain_text("checkpoint")
+    expect(coach).to_contain_text(say("tutorial.welcome.goal"))
+    expect(page.get_by_test_id("coach-count")).to_have_text(say("tutorial.step", step=1, steps=10))
+    expect(page.get_by_test_id("coach-next")).to_have_text(say("tutorial.next"))
     expect(page.locator(".board-wrap.coach-focus")).to_be_visible()
     page.get_by_test_id("coach-next").click()
 
-    program_with_the_guide(page, lambda: shots(page, "tutorial-desktop"), phone=False)
+    suffix = "" if lang == "en" else "-" + lang
+    program_with_the_guide(page, lambda: shots(page, "tutorial-desktop" + suffix), False, lang)
     page.get_by_test_id("submit-program").click()
     step_is(page, "activation")
-    expect(coach).to_contain_text("priority token")
+    expect(coach).to_contain_text(say("tutorial.activation.robots"))
     ui.until_register_plays(page)
-    shots(page, "tutorial-activation-desktop")
+    shots(page, "tutorial-activation-desktop" + suffix)
     # The round ends (a reboot on the way is answered as a player would).
     ui.play_until(page, lambda: coach.get_attribute("data-step") == "recap", timeout=30)
     step_is(page, "recap")
     expect(coach).to_contain_text("⚑")
-    shots(page, "tutorial-recap-desktop")
+    expect(coach).to_contain_text(say("tutorial.recap.log"))
+    shots(page, "tutorial-recap-desktop" + suffix)
     page.get_by_test_id("coach-next").click()
     step_is(page, "race")
+    expect(page.get_by_test_id("coach-next")).to_have_text(say("tutorial.race.button"))
     page.get_by_test_id("coach-next").click()
     page.select_option("[data-testid=speed]", "0")
     expect(coach).to_be_hidden()
@@ -186,9 +205,12 @@ def test_a_first_visit_offers_the_guided_race_and_it_plays_to_the_end(
     notes: list[str] = []
 
     ui.play_until(page, over, timeout=60)
-    page.locator("[data-testid=result] button", has_text="Close").click()
+    if lang == "en":
+        page.locator("[data-testid=result] button", has_text="Close").click()
+    else:  # the result's own words are not the guide's
+        page.locator("[data-testid=result] .modal-actions button").click()
     step_is(page, "over")
-    expect(coach).to_contain_text("Learn to play")
+    expect(coach).to_contain_text(say("tutorial.over.again"))
     seen = page.evaluate("window.rrCoach.seen.filter((s) => !s.startsWith('note-'))")
     assert seen == STEPS, seen
     page.get_by_test_id("coach-next").click()

@@ -5,7 +5,7 @@ import { DIR_WORDS, DIRS, h, s, store } from "./util.js";
 
 /** The rules help page of an edition (/rules/2023, /rules/classic, /rules/classic-1994). */
 export function rulesUrl(edition, anchor = "") {
-  return `/rules/${encodeURIComponent(edition || "2023")}${anchor ? "#" + anchor : ""}`;
+  return `/rules/${encodeURIComponent(edition || "2023")}?lang=${encodeURIComponent(document.documentElement.lang || "en")}${anchor ? "#" + anchor : ""}`;
 }
 
 /** A link to the rules help page, opening in a new tab. */

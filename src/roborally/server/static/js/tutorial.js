@@ -8,6 +8,7 @@
 import { api } from "./api.js";
 import { botChoices } from "./bots.js";
 import { refusalText } from "./errors.js";
+import { t } from "./i18n.js";
 import { fill, h, params, seatUrl, store, toast } from "./util.js";
 
 /** The tutorial's game: the 2023 edition's training course against one Beginner bot. */
@@ -32,7 +33,7 @@ export function installLobbyTutorial(root) {
   const start = (button) => startTutorial(button);
   const link = h("button.ghost.small.tutorial-link", {
     type: "button", "data-testid": "tutorial-start", onclick: (e) => start(e.currentTarget),
-  }, "▶ Learn to play: a guided first race");
+  }, t("tutorial.lobby_link"));
   if (hero) hero.after(h("p.tutorial-line", null, link));
   const f = flags();
   const known = (store.get("mine", []) || []).length > 0; // has played here before
@@ -40,12 +41,11 @@ export function installLobbyTutorial(root) {
   setFlags({ offered: true });
   const offer = h("section.panel.tutorial-offer", { "data-testid": "tutorial-offer", "aria-labelledby": "tutorial-offer-title" },
     h("div.tutorial-offer-text", null,
-      h("h2", { id: "tutorial-offer-title" }, "New to RoboRally?"),
-      h("p", null, "Take a guided first race: a coach shows you one round step by step on the Training Run, ",
-        "against one Beginner bot, and then you finish the race yourself. There is no clock: take your time.")),
+      h("h2", { id: "tutorial-offer-title" }, t("tutorial.offer_title")),
+      h("p", null, t("tutorial.offer_text"))),
     h("div.tutorial-offer-actions", null,
-      h("button.primary", { type: "button", "data-testid": "tutorial-offer-start", onclick: (e) => start(e.currentTarget) }, "Start the guided race"),
-      h("button.ghost", { type: "button", "data-testid": "tutorial-offer-dismiss", onclick: () => offer.remove() }, "No thanks")));
+      h("button.primary", { type: "button", "data-testid": "tutorial-offer-start", onclick: (e) => start(e.currentTarget) }, t("tutorial.offer_start")),
+      h("button.ghost", { type: "button", "data-testid": "tutorial-offer-dismiss", onclick: () => offer.remove() }, t("tutorial.offer_dismiss"))));
   const grid = root.querySelector(".lobby-grid");
   if (grid) grid.before(offer);
 }
@@ -98,40 +98,18 @@ export function startCoach(game) {
   return coach;
 }
 
-// What happened to the player's robot, explained the first time it happens.
+// What happened to the player's robot, explained the first time it happens: a title, the
+// explanation, and a short line for the recap of the guided round.
+const noteTexts = (name, values = {}) => ({
+  title: t(`tutorial.note.${name}.title`, values),
+  text: t(`tutorial.note.${name}.text`, values),
+  short: t(`tutorial.note.${name}.short`, values),
+});
 const NOTES = {
-  checkpoint_reached: (e) => ({
-    title: `Checkpoint ${e.amount}!`,
-    text: `Your robot ended a register on checkpoint ${e.amount} and claims it. Checkpoints count only in their order: now head for checkpoint ${e.amount + 1}. Your panel shows ⚑ ${e.amount}.`,
-    short: `Your robot claimed checkpoint ${e.amount}.`,
-  }),
-  damaged: (e) => (String(e.card || "").startsWith("hw_") || e.hidden
-    ? {
-      title: "Damage: a Haywire",
-      text: "Your robot took damage: a Haywire from the shared damage deck. It lies face down under a register and " +
-        "locks that register next round: the Haywire plays there instead of a card you choose.",
-      short: "Your robot took damage, a Haywire: next round one register is locked and plays it.",
-    }
-    : {
-      title: "Damage: a SPAM card",
-      text: "Your robot took damage: a SPAM card from the shared damage deck. It goes into your discard pile and later " +
-        "clogs your hand. Programming it is how you get rid of it: when its register comes, it is thrown away and the " +
-        "top card of your deck plays instead.",
-      short: "Your robot took damage (SPAM cards): put a SPAM in a register to get rid of it; the top card of your deck plays instead.",
-    }),
-  fell: () => ({
-    title: "Rebooting",
-    text: "Your robot fell into a pit or off the edge, so it reboots: it leaves the board for the rest of the round, " +
-      "plays none of its remaining registers and you take 2 damage. In register 1 of the next round it comes back " +
-      "on the reboot token (the purple space with an arrow; after a fall from the docking bay, on its start space) " +
-      "and you choose which way it faces.",
-    short: "Your robot fell and rebooted: it missed the rest of the round and you took 2 damage. Next round it comes back on the reboot token (the purple space with an arrow).",
-  }),
-  energy_gained: () => ({
-    title: "Energy",
-    text: "Your robot gained energy (a battery space, or a Power Up card). Spend energy on upgrades in the upgrade phase.",
-    short: "Your robot gained energy: spend it on upgrades in the upgrade phase.",
-  }),
+  checkpoint_reached: (e) => noteTexts("checkpoint", { number: e.amount, next: e.amount + 1 }),
+  damaged: (e) => noteTexts(String(e.card || "").startsWith("hw_") || e.hidden ? "haywire" : "spam"),
+  fell: () => noteTexts("reboot"),
+  energy_gained: () => noteTexts("energy"),
 };
 NOTES.rebooted = NOTES.fell;
 
@@ -144,22 +122,19 @@ function steps(c) {
   return [
     {
       id: "welcome",
-      title: "Your first race",
+      title: t("tutorial.welcome.title"),
       text: () => [
-        "You drive a robot through a factory. The first robot to claim every checkpoint in order (1, then 2) wins.",
-        `Your robot is ${c.myName()}: on the board its number sits on a yellow disc. Your rival is ${c.botName()}, a Beginner bot.`,
-        "Press Next, or just do what each step says: the guide follows you. Close it at any time with ×.",
+        t("tutorial.welcome.goal"),
+        t("tutorial.welcome.robots", { robot: c.myName(), bot: c.botName() }),
+        t("tutorial.welcome.how"),
       ],
       done: () => c.placed(),
       targets: board,
     },
     {
       id: "start",
-      title: "Choose a start space",
-      text: () => [
-        "Every robot starts on the docking bay at the bottom of the board. Tap one of the glowing numbered spaces, or a button in the panel.",
-        "Checkpoint 1 is the orange flag in the middle of the board: a space below it is a good start.",
-      ],
+      title: t("tutorial.start.title"),
+      text: () => [t("tutorial.start.where"), t("tutorial.start.hint")],
       past: () => c.placed(),
       done: () => c.placed(),
       targets: () => [...board(), ...all("[data-testid=decision][data-kind=start_space]")],
@@ -167,11 +142,8 @@ function steps(c) {
     },
     {
       id: "upgrade",
-      title: "The upgrade phase",
-      text: () => [
-        "Each round starts with the upgrade phase. You have 3 energy and 3 upgrade cards face down in your reserve; installing one costs energy and gives your robot a new power.",
-        "For this first round you may simply press Done (or install one if you like).",
-      ],
+      title: t("tutorial.upgrade.title"),
+      text: () => [t("tutorial.upgrade.what"), t("tutorial.upgrade.now")],
       past: () => c.programming() || c.submitted(),
       done: () => c.answered("upgrade_phase") || c.programming() || c.submitted(),
       targets: () => all("[data-testid=decision][data-kind=upgrade_phase]"),
@@ -179,12 +151,8 @@ function steps(c) {
     },
     {
       id: "hand",
-      title: "Your programming cards",
-      text: () => [
-        "This is your hand: nine programming cards drawn from your deck of 20. Move 1, 2 and 3 drive forward, Move Back drives back, " +
-          "Rotate Left, Rotate Right and U-Turn turn on the spot, Power Up gives 1 energy and Again repeats the register before.",
-        "Hold a card (or right-click it) to read it. Tap a card to put it in the next register.",
-      ],
+      title: t("tutorial.hand.title"),
+      text: () => [t("tutorial.hand.cards"), t("tutorial.hand.how")],
       past: () => c.submitted(),
       done: () => c.filled() >= 1,
       targets: () => all("[data-testid=hand]"),
@@ -192,12 +160,11 @@ function steps(c) {
     },
     {
       id: "registers",
-      title: "Fill the five registers",
+      title: t("tutorial.registers.title"),
       text: () => [
-        "The five registers are your program for this round: register 1 plays first, register 5 last. " +
-          "Pick cards that drive your robot towards checkpoint 1.",
-        "Tap a register to take its card back, or drag cards between registers. The four cards you do not use are discarded at the end of the round.",
-        `${c.filled()} of 5 registers filled.`,
+        t("tutorial.registers.what"),
+        t("tutorial.registers.how"),
+        t("tutorial.registers.filled", { filled: c.filled() }),
       ],
       past: () => c.submitted(),
       done: () => c.complete(),
@@ -206,27 +173,18 @@ function steps(c) {
     },
     {
       id: "preview",
-      title: "Check the path",
+      title: t("tutorial.preview.title"),
       text: () => preview()
-        ? [
-          "The light blue path on the board shows where your cards take your robot: a see-through robot with a number marks where it ends after each register. Does it reach the checkpoint, or fall into a pit (a red ✕)?",
-          "It cannot know what the other robot will do: a push or a laser can still change the round.",
-        ]
-        : [
-          "Before you lock in, follow your program on the board: start from your robot's arrow and count the spaces each card moves it.",
-          "Watch out for pits and the board's edge (your robot would reboot), and for belts that carry it at the end of each register.",
-        ],
+        ? [t("tutorial.preview.path"), t("tutorial.preview.others")]
+        : [t("tutorial.preview.follow"), t("tutorial.preview.watch")],
       past: () => c.submitted(),
       targets: () => (preview() ? [preview()] : board()),
       keep: () => all("[data-testid=program] .registers", "[data-testid=submit-program]"),
     },
     {
       id: "lockin",
-      title: "Lock in",
-      text: () => [
-        "Happy with your program? Press Lock in. When every robot has locked in, the registers play one by one.",
-        c.complete() ? "" : "Fill every register first (the button counts them).",
-      ],
+      title: t("tutorial.lockin.title"),
+      text: () => [t("tutorial.lockin.press"), c.complete() ? "" : t("tutorial.lockin.fill")],
       past: () => c.submitted(),
       done: () => c.submitted(),
       targets: () => all("[data-testid=submit-program]"),
@@ -234,33 +192,24 @@ function steps(c) {
     },
     {
       id: "activation",
-      title: "The registers play",
-      text: () => [
-        "Register by register, every robot reveals its card and moves: first the player with the priority token (see the panels), then the others.",
-        "Then the board moves: blue and green belts carry robots, push panels push and gears turn them. " +
-          "Then lasers fire (the board's, and every robot's main laser straight ahead): each hit is a damage card, usually SPAM. " +
-          "Last, a robot on a battery gains energy and a robot on its next checkpoint claims it.",
-        "The strip in the panel shows each register's cards. Speed and Skip are at the top.",
-      ],
+      title: t("tutorial.activation.title"),
+      text: () => [t("tutorial.activation.robots"), t("tutorial.activation.board"), t("tutorial.activation.strip")],
       done: () => c.roundOver(),
       targets: () => [...board(), ...all("[data-testid=register-strip]")],
       keep: () => all("[data-testid=decision] [data-testid=choice]"),
     },
     {
       id: "recap",
-      title: "What happened",
+      title: t("tutorial.recap.title"),
       text: () => c.recap(),
       targets: () => all(".players-box"),
     },
     {
       id: "race",
-      title: "Now finish the race",
-      text: () => [
-        "That was one round. From now on it is the same each round: the upgrade phase, then nine cards and five registers.",
-        "Race the Beginner bot to checkpoint 2. The guide steps aside, and says a word when something new happens to your robot.",
-      ],
+      title: t("tutorial.race.title"),
+      text: () => [t("tutorial.race.same"), t("tutorial.race.go")],
       targets: board,
-      next: "Let's race",
+      next: t("tutorial.race.button"),
       done: () => c.finished(),
       press: () => c.race(),
     },
@@ -284,16 +233,16 @@ class Coach {
   }
 
   start() {
-    this.next = h("button.primary.small", { type: "button", "data-testid": "coach-next", onclick: () => this.press() }, "Next");
+    this.next = h("button.primary.small", { type: "button", "data-testid": "coach-next", onclick: () => this.press() }, t("tutorial.next"));
     this.closeBtn = h("button.icon.coach-close", {
-      type: "button", "data-testid": "coach-close", title: "Close the guide", "aria-label": "Close the guide",
+      type: "button", "data-testid": "coach-close", title: t("tutorial.close_guide"), "aria-label": t("tutorial.close_guide"),
       onclick: () => this.close(),
     }, "×");
     this.count = h("span.coach-count", { "data-testid": "coach-count" });
     this.titleEl = h("h2.coach-title", { id: "coach-title" });
     this.body = h("div.coach-body", { "data-testid": "coach-body" });
     this.el = h("aside.coach", { "data-testid": "coach", role: "region", "aria-labelledby": "coach-title", "aria-live": "polite", hidden: true },
-      h("div.coach-head", null, h("span.coach-badge", null, "Guided race"), this.count, this.closeBtn),
+      h("div.coach-head", null, h("span.coach-badge", null, t("tutorial.badge")), this.count, this.closeBtn),
       this.titleEl, this.body,
       h("div.coach-actions", null, this.next));
     document.body.append(this.el);
@@ -315,13 +264,13 @@ class Coach {
   }
 
   myName() {
-    return this.game.seat === null || this.game.seat === undefined ? "yours" : this.game.name(this.game.seat);
+    return this.game.seat === null || this.game.seat === undefined ? t("tutorial.your_robot") : this.game.name(this.game.seat);
   }
 
   botName() {
     const st = this.st || this.game.latest;
     const bot = st && st.seats.find((s) => s.kind === "bot");
-    return bot ? bot.name : "the other robot";
+    return bot ? bot.name : t("tutorial.other_robot");
   }
 
   checkpoints() {
@@ -388,14 +337,9 @@ class Coach {
   recap() {
     const lines = this.roundNotes.map((n) => n.short);
     const p = this.own();
-    const where = p ? `Your panel shows ⚑ ${p.checkpoint}/${this.checkpoints()}: the checkpoints your robot has claimed.` : "";
-    if (!lines.length) {
-      lines.push(
-        "Nothing hit your robot this round. A robot hit by a laser takes damage cards, usually SPAM: programmed in a register, a SPAM is thrown away and the top card of your deck plays instead.",
-        "A robot that falls into a pit or off the edge reboots: it misses the rest of the round, you take 2 damage, and it comes back on the reboot token (the purple space with an arrow).",
-      );
-    }
-    return [...lines, where, "The game log in the side panel tells every step in words."];
+    const where = p ? t("tutorial.recap.panel", { claimed: p.checkpoint, total: this.checkpoints() }) : "";
+    if (!lines.length) lines.push(t("tutorial.recap.no_damage"), t("tutorial.recap.no_fall"));
+    return [...lines, where, t("tutorial.recap.log")];
   }
 
   // ------------------------------------------------------------- steps
@@ -499,11 +443,11 @@ class Coach {
     } else if (this.finished()) {
       const outcome = (this.st && this.st.outcome) || {};
       const won = outcome.winner === this.game.seat;
-      title = won ? "You won your first race!" : "Race over";
+      title = won ? t("tutorial.over.won_title") : t("tutorial.over.title");
       lines = [
-        won ? "Well driven: your robot claimed every checkpoint first." : "Well done for finishing your first race.",
-        "Back in the lobby you can race more bots (Casual, Strong, Expert), invite friends with a link, and try the other courses.",
-        "The guide is always there under “Learn to play” in the lobby.",
+        won ? t("tutorial.over.won") : t("tutorial.over.finished"),
+        t("tutorial.over.more"),
+        t("tutorial.over.again"),
       ];
       stepId = "over";
       setFlags({ done: true });
@@ -517,7 +461,7 @@ class Coach {
     this.el.hidden = false;
     this.el.dataset.step = stepId;
     const numbered = s && !this.note;
-    this.count.textContent = numbered ? `Step ${this.index + 1} of ${this.steps.length}` : "";
+    this.count.textContent = numbered ? t("tutorial.step", { step: this.index + 1, steps: this.steps.length }) : "";
     this.titleEl.textContent = title;
     const paras = lines.filter(Boolean);
     const text = paras.join("\n");
@@ -525,7 +469,7 @@ class Coach {
       this.body.dataset.text = text;
       fill(this.body, paras.map((t) => h("p", null, t)));
     }
-    this.next.textContent = this.note ? "OK" : s ? s.next || "Next" : "Close";
+    this.next.textContent = this.note ? t("tutorial.ok") : s ? s.next || t("tutorial.next") : t("tutorial.close");
     this.focus(targets);
     if (first || changed) this.reveal(targets, keep);
     this.keep = keep;
