@@ -39,19 +39,11 @@ export function emoteIcon(id) {
 }
 const BUBBLE_MS = 4000; // how long an emote stays beside its sender's name
 
-let styled = false;
-function loadStyle() {
-  if (styled) return;
-  styled = true;
-  document.head.append(h("link", { rel: "stylesheet", href: "/chat.css" }));
-}
-
 const clock = (at) => new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
 export class ChatPanel {
   /** send(type, fields) -> message id or null (not connected). */
   constructor({ send }) {
-    loadStyle();
     this.send = send;
     this.seat = undefined; // null: watching (after the welcome)
     this.canWrite = false;

@@ -250,6 +250,8 @@ class Coach {
     if (Array.isArray(this.game.eventWatchers)) this.game.eventWatchers.push((e, instant) => this.onEvent(e, instant));
     this.timer = setInterval(() => this.tick(), POLL_MS);
     window.addEventListener("resize", () => this.position());
+    // The page's layout can change without a resize (a panel grows, the hand moves): follow it.
+    if (window.ResizeObserver) new ResizeObserver(() => this.position()).observe(document.body);
     window.addEventListener("scroll", () => this.position(), { passive: true });
   }
 
@@ -518,7 +520,8 @@ class Coach {
     const low = Math.max(below, H - box.height - gap);
     const candidates = phone
       ? [["bottom", gap, low], ["top", gap, below]]
-      : [["bottom-right", W - box.width - gap, low], ["bottom-left", gap, low], ["top-left", gap, below]];
+      : [["bottom-right", W - box.width - gap, low], ["bottom-left", gap, low], ["top-left", gap, below],
+        ["top-right", W - box.width - gap, below]];
     const overlap = (x, y, list) => list.reduce((sum, r) => {
       const w = Math.min(x + box.width, r.right) - Math.max(x, r.left);
       const hgt = Math.min(y + box.height, r.bottom) - Math.max(y, r.top);
