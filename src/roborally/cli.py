@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn, overload
 
 from roborally.argtypes import seconds, whole_number
@@ -192,6 +192,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             out=sys.stdout,
             verbose=args.verbose,
             record_path=args.record,
+            lang=args.lang,
         )
     except ValueError as error:
         print(f"roborally play: {error}", file=sys.stderr)
@@ -208,11 +209,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except (RecordError, ValueError) as error:
         print(f"roborally replay: {error}", file=sys.stderr)
         return 2
+    from roborally.bots.runner import EventLog, result_text
+    from roborally.content.i18n import text
+
+    log = EventLog(args.lang, game.config.edition, game.config.players)
     for event in game.events:
-        print(event)
+        log.write(event, sys.stdout, indent="")
     outcome = game.outcome()
-    print(outcome.result_text(game.config.players) if outcome else "game not finished")
-    print(f"state digest: {game.digest()}")
+    names = game.config.players
+    print(result_text(outcome, names, args.lang) if outcome else text(args.lang, "cli.unfinished"))
+    print(text(args.lang, "cli.digest", digest=game.digest()))
     return 0
 
 
@@ -456,6 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--record", metavar="FILE", help="write the game record to this file")
     play.add_argument("-v", "--verbose", action="store_true", help="print every event")
+    _add_lang_option(play)
     play.set_defaults(func=_cmd_play)
 
     tournament = sub.add_parser("tournament", help="play many games between bots, with statistics")
@@ -487,6 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = sub.add_parser("replay", help="replay a game record and print its events")
     replay.add_argument("file", help="a game record (roborally play --record FILE)")
+    _add_lang_option(replay)
     replay.set_defaults(func=_cmd_replay)
 
     verify = sub.add_parser(
@@ -514,6 +522,36 @@ def build_parser() -> argparse.ArgumentParser:
     bot_command.add_arguments(bot)
     bot.set_defaults(func=bot_command.run)
     return parser
+
+
+def env_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language the environment asks for (``LC_ALL``, else ``LANG``: ``uk_UA.UTF-8`` ->
+    ``uk``) when it is one of the translations, else English.
+
+    >>> env_language({"LANG": "pl_PL.UTF-8"}), env_language({"LC_ALL": "C", "LANG": "cs_CZ"})
+    ('pl', 'en')
+    """
+    from roborally.content.i18n import DEFAULT, LANGUAGES
+
+    environ = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            code = value.split(".")[0].split("_")[0].split("-")[0].lower()
+            return code if code in LANGUAGES else DEFAULT
+    return DEFAULT
+
+
+def _add_lang_option(parser: argparse.ArgumentParser) -> None:
+    from roborally.content.i18n import LANGUAGES
+
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=env_language(),
+        help="language of the game log (default: from LC_ALL or LANG when it names one of"
+        " them, else en)",
+    )
 
 
 def _add_game_options(

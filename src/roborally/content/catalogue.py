@@ -61,10 +61,36 @@ def _catalogue_2023() -> dict[str, list[dict[str, Any]]]:
     return sections
 
 
+#: The translation key prefix of each catalogue section (see :func:`text_key`).
+_KEY_PREFIX = {
+    "programming_cards": "card",
+    "damage_cards": "card",
+    "program_cards": "card.classic",
+    "upgrade_cards": "upgrade",
+    "option_cards": "option",
+}
+
+
+def text_key(section: str, card: dict[str, Any]) -> str:
+    """The translation key of a catalogue card (``KEY.name`` and ``KEY.text`` in
+    ``data/i18n/LANG.json``): ``card.move1``, ``card.spam``, ``card.classic.back_up`` (a
+    classic program card, whatever its priority), ``upgrade.brakes``, ``option.brakes``.
+
+    >>> text_key("program_cards", {"id": "move3@820", "type": "move3"})
+    'card.classic.move3'
+    >>> text_key("upgrade_cards", {"id": "brakes"})
+    'upgrade.brakes'
+    """
+    if section == "program_cards":
+        return f"card.classic.{card.get('type', str(card['id']).split('@')[0])}"
+    return f"{_KEY_PREFIX.get(section, 'card')}.{card['id']}"
+
+
 @cache  # bounded: the server asks only for known editions
 def cards_json(edition: str) -> dict[str, Any] | None:
     """The cards of ``edition`` by id as the web page reads them (``/api/web/cards``), or
-    ``None`` for an unknown edition."""
+    ``None`` for an unknown edition. ``key`` names the card's texts in the translation files
+    (the English ``name`` and ``text`` are those of ``key``)."""
     try:
         sections = catalogue(edition)
     except ValueError:
@@ -77,6 +103,7 @@ def cards_json(edition: str) -> dict[str, Any] | None:
                 "type": card.get("type", section),
                 "text": card.get("text", ""),
                 "section": section,
+                "key": text_key(section, card),
             }
             for key in ("cost", "priority"):
                 if key in card:

@@ -1,14 +1,15 @@
 // Cards: titles, texts, icons and the card element used in the hand, registers and panels.
 
+// Names and texts are in the page's language: the catalogue (GET /api/web/cards) gives each card
+// a translation key (card.move1, card.classic.back_up, upgrade.brakes, option.brakes) whose
+// KEY.name and KEY.text the translation files hold; the catalogue's English is the fallback.
+
+import { hasText, t } from "./i18n.js";
 import { upgradeIcon } from "./upgradeicons.js";
 import { h } from "./util.js";
 
-// Fallback titles until (or if) the server's catalogue is loaded.
-const TITLES = {
-  move1: "Move 1", move2: "Move 2", move3: "Move 3", move_back: "Move Back",
-  rotate_right: "Turn Right", rotate_left: "Turn Left", u_turn: "U-Turn",
-  power_up: "Power Up", again: "Again", spam: "SPAM",
-};
+// Cards whose titles are known before (or without) the server's catalogue.
+const TITLES = ["move1", "move2", "move3", "move_back", "rotate_right", "rotate_left", "u_turn", "power_up", "again", "spam"];
 
 let catalogue = {};
 
@@ -31,21 +32,27 @@ function entryOf(name) {
 }
 
 export function isCard(name) {
-  return typeof name === "string" && (!!entryOf(name) || !!TITLES[baseName(name)]);
+  return typeof name === "string" && (!!entryOf(name) || TITLES.includes(baseName(name)));
+}
+
+/** The catalogue's ``field`` (name or text) of a card, in the page's language when it has it. */
+function translated(entry, field) {
+  if (!entry) return "";
+  const key = entry.key ? `${entry.key}.${field}` : "";
+  return key && hasText(key) ? t(key) : entry[field] || "";
 }
 
 export function cardTitle(name) {
   if (name === null || name === undefined) return "—";
   const entry = entryOf(name);
-  if (entry && entry.name) return entry.name;
+  if (entry && entry.name) return translated(entry, "name");
   const base = baseName(name);
-  if (TITLES[base]) return TITLES[base];
+  if (TITLES.includes(base)) return t(`card.${base}.name`);
   return base.replace(/^hw_/, "").replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
 }
 
 export function cardText(name) {
-  const entry = entryOf(name);
-  return (entry && entry.text) || "";
+  return translated(entryOf(name), "text");
 }
 
 export function cardCost(name) {
@@ -124,22 +131,22 @@ export function cardTypeLine(name) {
   const kind = cardKind(name);
   const prio = priorityOf(name);
   const cost = cardCost(name);
-  const costs = cost !== null ? ` · costs ${cost} energy` : "";
-  if (kind.includes("spam")) return "Damage card (SPAM)";
-  if (kind.includes("haywire")) return "Damage card (Haywire)";
-  if (kind === "upgrade permanent") return "Permanent upgrade" + costs;
-  if (kind === "upgrade temporary") return "Temporary upgrade (used once)" + costs;
-  if (kind === "upgrade option") return "Option card";
-  if (prio !== null) return `Program card · priority ${prio}`;
-  if (kind === "other") return "Card";
-  return "Programming card";
+  const costs = cost !== null ? t("card.kind.costs", { count: cost }) : "";
+  if (kind.includes("spam")) return t("card.kind.spam");
+  if (kind.includes("haywire")) return t("card.kind.haywire");
+  if (kind === "upgrade permanent") return t("card.kind.permanent") + costs;
+  if (kind === "upgrade temporary") return t("card.kind.temporary") + costs;
+  if (kind === "upgrade option") return t("card.kind.option");
+  if (prio !== null) return t("card.kind.program", { priority: prio });
+  if (kind === "other") return t("card.kind.card");
+  return t("card.kind.programming");
 }
 
 /** A card element. opts: {small, large, back (face down), title} */
 export function cardEl(name, opts = {}) {
   if (opts.back || name === null || name === undefined) {
     const back = h("div.card.back" + (opts.small ? ".small" : ""), {
-      title: opts.title || "face-down card",
+      title: opts.title || t("card.face_down"),
     });
     back.innerHTML = `<span class="card-icon"><svg viewBox="0 0 40 40">${ICONS.back()}</svg></span>`;
     return back;
@@ -152,8 +159,8 @@ export function cardEl(name, opts = {}) {
   });
   el.append(cardIcon(name), h("span.card-name", null, cardTitle(name)));
   const prio = priorityOf(name);
-  if (prio !== null) el.append(h("span.card-prio", { title: "priority" }, prio));
+  if (prio !== null) el.append(h("span.card-prio", { title: t("card.priority") }, prio));
   const cost = cardCost(name);
-  if (cost !== null && !opts.small) el.append(h("span.card-cost", { title: "energy cost" }, `${cost}⚡`));
+  if (cost !== null && !opts.small) el.append(h("span.card-cost", { title: t("card.energy_cost") }, `${cost}⚡`));
   return el;
 }

@@ -2,6 +2,7 @@
 // outside the programming tray, a long press (or right click) on a card in it.
 
 import { cardEl, cardText, cardTitle, cardTypeLine } from "./cards.js";
+import { t } from "./i18n.js";
 import { rulesUrl } from "./spaceinfo.js";
 import { h } from "./util.js";
 
@@ -27,7 +28,7 @@ export function openCard(name) {
     back.remove();
     document.removeEventListener("keydown", onKey);
   };
-  const closeBtn = h("button.primary", { type: "button", onclick: close, "data-testid": "card-view-close" }, "Close");
+  const closeBtn = h("button.primary", { type: "button", onclick: close, "data-testid": "card-view-close" }, t("card.view.close"));
   const back = h("div.modal-back.card-view-back", {
     dataset: { card: name },
     // The end of the press that opened it must not close it again.
@@ -38,9 +39,9 @@ export function openCard(name) {
     h("div.card-view-words", null,
       h("h2", null, cardTitle(name)),
       h("p.card-type", null, cardTypeLine(name)),
-      h("p.card-text", { "data-testid": "card-text" }, cardText(name) || "No text for this card."),
+      h("p.card-text", { "data-testid": "card-text" }, cardText(name) || t("card.view.no_text")),
       h("div.card-view-actions", null,
-        h("a.button.ghost", { href: rulesUrl(edition, "card-" + name), target: "_blank", rel: "noopener", "data-testid": "card-rules" }, "In the rules ↗"),
+        h("a.button.ghost", { href: rulesUrl(edition, "card-" + name), target: "_blank", rel: "noopener", "data-testid": "card-rules" }, t("card.view.rules")),
         closeBtn))));
   document.body.append(back);
   document.addEventListener("keydown", onKey);

@@ -1,6 +1,7 @@
 // The log in words, shared by the game and the replay screens.
 
 import { cardTitle, isCard } from "./cards.js";
+import { t } from "./i18n.js";
 import { h, seatColour } from "./util.js";
 import { describe } from "./words.js";
 
@@ -27,7 +28,7 @@ export class LogView {
         last.dataset.seat === String(e.seat) && last.dataset.text === line.text) {
       const n = Number(last.dataset.n) + 1;
       last.dataset.n = String(n);
-      last.querySelector(".ltext").textContent = line.text.replace(/moves (\w+)$/, `moves ${n} spaces $1`);
+      last.querySelector(".ltext").textContent = line.more ? line.more(n) : line.text;
       return;
     }
     const li = h("li.l-" + (line.kind || "plain"), {
@@ -48,5 +49,5 @@ function withCard(text, card) {
   const title = isCard(card) ? cardTitle(card) : "";
   const at = title ? text.indexOf(title) : -1;
   if (at < 0) return text;
-  return [text.slice(0, at), h("button.card-link", { type: "button", "data-card": card, title: "Show the card" }, title), text.slice(at + title.length)];
+  return [text.slice(0, at), h("button.card-link", { type: "button", "data-card": card, title: t("log.show_card") }, title), text.slice(at + title.length)];
 }

@@ -1,7 +1,8 @@
 // What is on a space of the board, in plain words: the box that opens on hover (desktop) or a
 // tap (phone), and the legend. Everything comes from the board JSON (docs/protocol.md 1.2).
 
-import { DIR_WORDS, DIRS, h, s, store } from "./util.js";
+import { t } from "./i18n.js";
+import { DIRS, h, s, store } from "./util.js";
 
 /** The rules help page of an edition (/rules/2023, /rules/classic, /rules/classic-1994). */
 export function rulesUrl(edition, anchor = "") {
@@ -9,7 +10,7 @@ export function rulesUrl(edition, anchor = "") {
 }
 
 /** A link to the rules help page, opening in a new tab. */
-export function rulesLink(edition, anchor, text = "Rules", attrs = {}) {
+export function rulesLink(edition, anchor, text = t("element.ui.rules"), attrs = {}) {
   return h("a.rules-link", { href: rulesUrl(edition, anchor), target: "_blank", rel: "noopener", ...attrs }, text);
 }
 
@@ -18,13 +19,13 @@ const OPPOSITE = { N: "S", E: "W", S: "N", W: "E" };
 
 function listWords(items) {
   if (items.length <= 1) return items.join("");
-  return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
+  return items.slice(0, -1).join(", ") + t("term.and") + items[items.length - 1];
 }
 
-function sidesText(dirs) {
-  const words = dirs.map((d) => DIR_WORDS[d]);
-  return `the ${listWords(words)} side${dirs.length > 1 ? "s" : ""}`;
-}
+const dirName = (d) => t("term.dir.name." + d);
+const toward = (d) => t("term.dir.to." + d);
+const facingWords = (d) => (d && DIRS.includes(d) ? t("term.facing." + d) : "");
+const cap = (text) => text.replace(/^./, (ch) => ch.toUpperCase());
 
 /** Which way a robot turns when it travels ``travel`` and leaves ``out``. */
 function turnBetween(travel, out) {
@@ -76,142 +77,123 @@ export class SpaceIndex {
     const cell = this.cell(x, y);
     if (!cell) return [];
     const c = this.classic;
-    const sq = c ? "square" : "space";
+    // Texts that differ in the classic games ("square" for "space", other names): KEY_classic.
+    const ed = (key) => (c ? key + "_classic" : key);
+    const distance = (count) => t(c ? "term.squares" : "term.spaces", { count });
     const items = [];
-    const add = (kind, key, title, text, short) => items.push({ kind, key, title, text, short: short || text });
-    const covered = cell.inactive ? (cell.checkpoint ? (c ? "flag" : "checkpoint") : "reboot token") : null;
-    const under = (text) => (covered ? `${text} It is covered by the ${covered}, so it does nothing.` : text);
+    const add = (kind, key, title, text, short, legend) =>
+      items.push({ kind, key, title, text, short: short || text, ...(legend ? { legend } : {}) });
+    const covered = cell.inactive ? (cell.checkpoint ? (c ? "flag" : "checkpoint") : "reboot") : null;
+    const under = (text) => (covered ? t("element.covered." + covered, { text }) : text);
     if (cell.start) {
-      const facing = cell.start_facing ? `, facing ${DIR_WORDS[cell.start_facing]}` : "";
-      if (c) {
-        add("start", "start", `Start square ${cell.start}`,
-          `A robot starts the race here${facing}. It is also the robot's first archive position: where it re-enters after it is destroyed, until it touches a flag or repair site.`,
-          "Robots start the race here.");
-      } else {
-        add("start", "start", `Start space ${cell.start}`,
-          `A robot starts the race here${facing}. A robot that falls off the docking bay reboots on its own start space.`,
-          "Robots start the race here.");
-      }
+      const facing = cell.start_facing ? ", " + facingWords(cell.start_facing) : "";
+      add("start", "start", t(ed("element.start.title"), { number: cell.start }),
+        t(ed("element.start.text"), { facing }), t("element.start.short"), t(ed("element.start.legend")));
     }
     if (cell.checkpoint) {
       const n = cell.checkpoint;
-      const last = n === this.lastCheckpoint ? ` It is the last one: reaching it wins the race.` : "";
+      const last = n === this.lastCheckpoint ? t("element.checkpoint.last") : "";
+      const values = { number: n, previous: n - 1, last };
       if (c && !this.y94) {
-        const repair = this.variants.has("no_flag_repair") ? "" : " At the end of the turn it also repairs 1 damage.";
-        add("checkpoint", "checkpoint", `Flag ${n}`,
-          `Touch the flags in order: a robot on this square at the end of a register phase reaches flag ${n} if it has touched ${n > 1 ? `flag ${n - 1}` : "no flag yet"}.${last} Touching any flag moves the robot's archive marker here.${repair}`,
-          "Touch the flags in order; the last one wins.");
-      } else if (this.y94) {
-        add("checkpoint", "checkpoint", `Checkpoint ${n}`,
-          `Reach the checkpoints in order: a robot that passes over or stops on this square counts it${n > 1 ? ` once it has checkpoint ${n - 1}` : ""}.${last} Its backup token moves here.`,
-          "Reach the checkpoints in order; the last one wins.");
+        const repair = this.variants.has("no_flag_repair") ? "" : t("element.flag.repair");
+        add("checkpoint", "checkpoint", t("element.flag.title", { number: n }),
+          t(n > 1 ? "element.flag.text" : "element.flag.text_first", { ...values, repair }),
+          t("element.flag.short"), t("element.flag.legend"));
       } else {
-        add("checkpoint", "checkpoint", `Checkpoint ${n}`,
-          `Reach the checkpoints in order: a robot that ends a register here${n > 1 ? ` after reaching checkpoint ${n - 1}` : ""} reaches checkpoint ${n}.${last} It blocks neither robots nor lasers.`,
-          "Reach the checkpoints in order; the last one wins.");
+        const which = this.y94 ? "element.checkpoint94" : "element.checkpoint";
+        add("checkpoint", "checkpoint", t("element.checkpoint.title", { number: n }),
+          t(n > 1 ? `${which}.text` : `${which}.text_first`, values),
+          t("element.checkpoint.short"), t("element.checkpoint.legend"));
       }
     }
     if (cell.reboot) {
-      const arrow = DIR_WORDS[cell.reboot];
-      add("reboot", "reboot", "Reboot token",
-        `A robot that falls off this board (into a pit or over the edge) comes back here at the start of the next round. If the space is taken when it re-enters, the robot on it is pushed 1 space ${arrow}, the way the arrow points.`,
-        "Robots that fall off this board come back here; the arrow says where a robot in the way is pushed.");
+      add("reboot", "reboot", t("element.reboot.title"),
+        t("element.reboot.text", { dir: toward(cell.reboot) }), t("element.reboot.short"));
     }
     if (cell.pit) {
-      const name = this.y94 ? "Shaft" : "Pit";
-      add("pit", "pit", name,
-        c ? `A robot that enters this square, by any means, is destroyed at once (it loses a life).`
-          : `A robot that enters this space, by any means, falls in at once and reboots.`,
-        c ? "A robot that enters it is destroyed." : "A robot that enters it falls in and reboots.");
+      add("pit", "pit", t(this.y94 ? "element.pit.title_1994" : "element.pit.title"),
+        t(ed("element.pit.text")), t(ed("element.pit.short")));
     }
     if (cell.belt) {
       const b = cell.belt;
-      const blue = b.color === "blue";
-      const dir = DIR_WORDS[b.out];
-      const title = blue ? (c ? "Express conveyor belt (blue)" : "Blue conveyor belt (express)")
-        : (c ? "Conveyor belt" : "Green conveyor belt");
-      let text = blue
-        ? `At the end of each register it carries a robot on it 2 ${sq}s ${dir}, one at a time.`
-        : `At the end of each register it carries a robot on it 1 ${sq} ${dir}.`;
+      const colour = b.color === "blue" ? "blue" : "green";
+      const dir = toward(b.out);
+      let text = t(`element.belt.${colour}.text`, { distance: distance(colour === "blue" ? 2 : 1), dir });
       for (const side of b.curved || []) {
         const turn = turnBetween(OPPOSITE[side], b.out);
-        if (turn) text += ` A robot the belt carries in from the ${DIR_WORDS[side]} turns ${turn} (a turning belt).`;
+        if (turn) text += t("element.belt.curve", { from: t("term.dir.from." + side), turn: t("term.turn." + turn) });
       }
       const entries = this.beltEntries(cell);
       if (entries.length > 1) {
-        text += ` Belts from ${listWords(entries.map((d) => "the " + DIR_WORDS[d]))} meet here: if two robots would be carried onto this ${sq} at once, neither moves.`;
+        text += t(ed("element.belt.meet"), { sides: listWords(entries.map((d) => t("term.dir.from." + d))) });
       }
-      text += " Belts never push robots.";
-      add("belt", blue ? "belt-blue" : "belt-green", title, under(text),
-        blue ? `Moves a robot 2 ${sq}s along the arrows each register.` : `Moves a robot 1 ${sq} along the arrow each register.`);
+      text += t("element.belt.no_push");
+      add("belt", `belt-${colour}`, t(ed(`element.belt.${colour}.title`)), under(text),
+        t(`element.belt.${colour}.short`, { distance: distance(colour === "blue" ? 2 : 1) }));
     }
     if (cell.pusher) {
       const regs = cell.pusher.registers || [];
-      const dir = DIR_WORDS[cell.pusher.direction];
-      add("pusher", "pusher", c ? "Pusher" : "Push panel",
-        under(`Pushes in registers ${listWords(regs.map(String))}: a robot on this ${sq} is pushed 1 ${sq} ${dir}, away from the wall, together with any robots in line.`),
-        `Pushes a robot 1 ${sq} away from its wall in the registers printed on it.`);
+      add("pusher", "pusher", t(ed("element.pusher.title")),
+        under(t(ed("element.pusher.text"), { registers: listWords(regs.map(String)), distance: distance(1), dir: toward(cell.pusher.direction) })),
+        t("element.pusher.short", { distance: distance(1) }));
     }
     if (cell.gear) {
-      const right = cell.gear === "right";
-      const colour = c ? "" : right ? "Green gear" : "Red gear";
-      add("gear", right ? "gear-right" : "gear-left", `${colour || "Gear"} (turns ${right ? "right" : "left"})`,
-        under(`At the end of each register it turns a robot on it 90° to the ${right ? "right (clockwise)" : "left (counter-clockwise)"}. The robot stays on its ${sq}.`),
-        `Turns a robot on it 90° to the ${right ? "right" : "left"} each register.`);
+      const side = cell.gear === "right" ? "right" : "left";
+      add("gear", `gear-${side}`, t(ed(`element.gear.${side}.title`)),
+        under(t(ed(`element.gear.${side}.text`))), t(`element.gear.${side}.short`));
     }
     if (cell.crusher) {
-      add("crusher", "crusher", "Crusher",
-        under(`In registers ${listWords(cell.crusher.map(String))} it crushes a robot on this ${sq}: the robot is destroyed.`),
-        "Destroys a robot under it in the registers printed on it.");
+      add("crusher", "crusher", t("element.crusher.title"),
+        under(t("element.crusher.text", { registers: listWords(cell.crusher.map(String)) })),
+        t("element.crusher.short"));
     }
     for (const laser of cell.lasers || []) {
       const n = laser.beams || 1;
-      const harm = c ? `${n} damage token${n > 1 ? "s" : ""}` : `${n} damage (${n === 1 ? "a SPAM card" : `${n} SPAM cards`})`;
-      add("laser", "laser", `Board laser, ${n} beam${n > 1 ? "s" : ""}`,
-        `It fires ${DIR_WORDS[laser.direction]} at the end of each register: the nearest robot in its beam, this ${sq} included, takes ${harm}. Walls stop the beam.`,
-        "Fires along the beam each register: the nearest robot takes 1 damage per beam.");
+      add("laser", "laser", t("element.laser.title", { count: n }),
+        t(ed("element.laser.text"), { dir: toward(laser.direction), harm: t(ed("element.laser.harm"), { count: n }) }),
+        t("element.laser.short"), t("element.laser.legend"));
     }
     for (const laser of this.beams.get(`${x},${y}`) || []) {
       if (laser.from && laser.from[0] === x && laser.from[1] === y) continue; // the emitter, above
       const n = laser.beams || 1;
-      add("laser", "beam", `In a laser beam (${n} beam${n > 1 ? "s" : ""})`,
-        `The board laser at column ${laser.from[0] + 1}, row ${laser.from[1] + 1} fires ${DIR_WORDS[laser.direction]} through this ${sq}: a robot here takes ${n} damage when it fires, unless another robot is nearer the laser.`);
+      add("laser", "beam", t("element.beam.title", { count: n }),
+        t(ed("element.beam.text"), { column: laser.from[0] + 1, row: laser.from[1] + 1, dir: toward(laser.direction), count: n }));
     }
     if (cell.battery) {
-      const off = this.variants.has("lighter") ? " (In the lighter game it does nothing.)" : "";
-      add("battery", "battery", "Battery (energy space)",
-        under(`A robot that ends a register here gains 1 energy (at most 10).${off}`),
-        "A robot that ends a register here gains 1 energy.");
+      const off = this.variants.has("lighter") ? t("element.battery.lighter") : "";
+      add("battery", "battery", t("element.battery.title"),
+        under(t("element.battery.text", { off })), t("element.battery.short"));
     }
     if (cell.repair) {
       const n = cell.repair;
       let title, text;
       if (this.y94) {
-        title = n > 1 ? "Repair site (2 wrenches)" : "Repair site (wrench)";
-        text = `At the end of the turn a robot here removes ${n} damage token${n > 1 ? "s" : ""}.${n > 1 && this.variants.has("option_cards") ? " It also draws an option card." : ""}`;
+        title = t(n > 1 ? "element.repair.title_two" : "element.repair.title");
+        const option = n > 1 && this.variants.has("option_cards") ? t("element.repair.option_1994") : "";
+        text = t("element.repair.text_1994", { count: n, option });
       } else {
         const options = n > 1 && !this.variants.has("no_option_cards");
-        title = n > 1 ? "Repair site (wrench and hammer)" : "Repair site (wrench)";
-        text = `At the end of the turn a robot here removes 1 damage token${options ? " and draws an option card" : ""}.`;
+        title = t(n > 1 ? "element.repair.title_hammer" : "element.repair.title");
+        text = t(options ? "element.repair.text_option" : "element.repair.text");
       }
       add("repair", n > 1 ? "repair-2" : "repair", title,
-        under(`${text} A robot that stops here at the end of a register phase also moves its archive marker here.`),
-        "Repairs a robot that ends the turn here.");
+        under(t("element.repair.archive", { text })), t("element.repair.short"));
     }
     const walls = cell.walls || [];
     if (walls.length) {
-      add("wall", "wall", walls.length > 1 ? "Walls" : "Wall",
-        `On ${sidesText(walls)} of this ${sq}. Robots cannot move through a wall, and lasers stop at it.`,
-        "Robots cannot move through walls; lasers stop at them.");
+      const sides = t("element.wall.sides", { count: walls.length, list: listWords(walls.map(dirName)) });
+      add("wall", "wall", t("element.wall.title", { count: walls.length }),
+        t(ed("element.wall.text"), { sides }), t("element.wall.short"));
     }
     for (const r of robots) {
-      const who = r.name + (r.you ? " (you)" : "");
-      add("robot", "robot", `Robot ${r.seat + 1}: ${who}`,
-        r.ghost ? `Rebooting: it waits here to re-enter the board${r.facing ? `, facing ${DIR_WORDS[r.facing]}` : ""}.`
-          : `Facing ${DIR_WORDS[r.facing] || r.facing}.`);
+      const who = r.you ? t("element.robot.you", { name: r.name }) : r.name;
+      const facing = facingWords(r.facing);
+      add("robot", "robot", t("element.robot.title", { number: r.seat + 1, who }),
+        r.ghost ? t("element.robot.rebooting", { facing: facing ? ", " + facing : "" })
+          : facing ? cap(facing) + "." : String(r.facing || ""));
     }
     if (!items.some((i) => i.kind !== "robot")) {
-      items.unshift({ kind: "floor", key: "floor", title: "Floor", text: `Nothing happens on this ${sq}.`, short: "" });
+      items.unshift({ kind: "floor", key: "floor", title: t("element.floor.title"), text: t(ed("element.floor.text")), short: "" });
     }
     return items;
   }
@@ -247,7 +229,7 @@ function itemList(items, edition, withLinks = true) {
     h("strong", null, item.title),
     h("span.space-text", null, " ", item.text),
     withLinks && item.kind !== "robot" && item.kind !== "floor"
-      ? [" ", rulesLink(edition, "el-" + item.kind, "In the rules ↗", { "data-testid": "rules-link" })]
+      ? [" ", rulesLink(edition, "el-" + item.kind, t("element.ui.in_rules"), { "data-testid": "rules-link" })]
       : null)));
 }
 
@@ -262,7 +244,7 @@ export class SpaceInfo {
     this.ctx = ctx;
     this.pinned = null;
     this.hovered = null;
-    this.el = h("div.space-info", { hidden: true, "data-testid": "space-info", role: "dialog", "aria-label": "What is on this space" });
+    this.el = h("div.space-info", { hidden: true, "data-testid": "space-info", role: "dialog", "aria-label": t("element.ui.what") });
     document.body.append(this.el);
     const svg = view.svg;
     this.mark = s("rect", { class: "space-mark", width: view.cell, height: view.cell, rx: 4, visibility: "hidden" });
@@ -299,14 +281,14 @@ export class SpaceInfo {
     this.pinned = pin ? [x, y] : null;
     this.hovered = [x, y];
     const edition = this.ctx.index.edition;
-    const close = h("button.icon.space-close", { type: "button", "aria-label": "Close", onclick: () => this.hide() }, "×");
+    const close = h("button.icon.space-close", { type: "button", "aria-label": t("element.ui.close"), onclick: () => this.hide() }, "×");
     this.el.dataset.x = String(x);
     this.el.dataset.y = String(y);
     this.el.classList.toggle("pinned", !!pin);
     this.el.replaceChildren(
       h("div.space-head", null, spaceSymbol(x, y, this.view.cell),
-        h("div.space-where", null, h("strong", null, `Column ${x + 1}, row ${y + 1}`),
-          h("span.dim", null, pin ? "" : "Click for the links to the rules")),
+        h("div.space-where", null, h("strong", null, t("element.ui.where", { column: x + 1, row: y + 1 })),
+          h("span.dim", null, pin ? "" : t("element.ui.click"))),
         pin ? close : null),
       itemList(items, edition, true));
     this.el.hidden = false;
@@ -349,21 +331,20 @@ export function legendBox(index, cell = 48) {
   const entries = index.legend();
   const open = store.get("legendOpen", false);
   const box = h("details.legend-box", { "data-testid": "legend", open },
-    h("summary", null, "Board legend"),
+    h("summary", null, t("element.ui.legend")),
     h("p.hint", null, window.matchMedia && window.matchMedia("(hover: hover)").matches
-      ? "Point at any space of the board to see what is on it; click it for links to the rules."
-      : "Tap any space of the board to see what is on it."),
+      ? t("element.ui.hint_point") : t("element.ui.hint_tap")),
     h("ul.legend", null, entries.map(({ key, item, x, y }) => h("li.legend-item", { "data-testid": "legend-item", "data-key": key, "data-kind": item.kind },
       spaceSymbol(x, y, cell),
       h("div", null,
         h("strong", null, legendTitle(item)), " ",
         h("span.dim", null, item.short), " ",
-        rulesLink(index.edition, "el-" + item.kind, "Rules ↗"))))));
+        rulesLink(index.edition, "el-" + item.kind, t("element.ui.rules_arrow")))))));
   box.addEventListener("toggle", () => store.set("legendOpen", box.open));
   return box;
 }
 
 /** A legend line names the look, not the numbers of one space ("Checkpoint", not "Checkpoint 2"). */
 function legendTitle(item) {
-  return item.title.replace(/ \d+$/, "").replace(/, \d+ beams?$/, "");
+  return item.legend || item.title;
 }

@@ -1,162 +1,202 @@
-// The game log in words: one sentence per event (or none for bookkeeping events).
+// The game log in words: one sentence per event (or none for bookkeeping events), in the page's
+// language. The sentences are the "log.*" texts of the translation files; a robot is always
+// named in the nominative ("Red: ..." where a language would decline the name), and causes
+// that name a card (an upgrade, an option card) show its translated title.
+// src/roborally/content/eventwords.py makes the same sentences for the command line.
 
 import { cardTitle, isCard } from "./cards.js";
-import { DIR_WORDS, DIRS } from "./util.js";
+import { hasText, t } from "./i18n.js";
+import { DIRS } from "./util.js";
 
-function turnWord(from, to) {
+function turnKey(from, to) {
   const d = (DIRS.indexOf(to) - DIRS.indexOf(from) + 4) % 4;
-  return d === 1 ? "turns right" : d === 3 ? "turns left" : d === 2 ? "turns around" : "turns";
+  return d === 1 ? "log.turns.right" : d === 3 ? "log.turns.left" : d === 2 ? "log.turns.around" : "log.turns.any";
 }
 
-function direction(pos, to) {
+/** The compass direction of a step from ``pos`` to ``to`` ("N", "E", "S", "W"), or "". */
+function stepDir(pos, to) {
   if (!pos || !to) return "";
   const dx = to[0] - pos[0], dy = to[1] - pos[1];
-  if (Math.abs(dx) >= Math.abs(dy)) return dx > 0 ? "east" : "west";
-  return dy > 0 ? "south" : "north";
+  if (Math.abs(dx) >= Math.abs(dy)) return dx > 0 ? "E" : "W";
+  return dy > 0 ? "S" : "N";
 }
 
-function cause(text) {
+/** "north" / "на північ": where a robot goes. */
+const toward = (d) => (d ? t("term.dir.to." + d) : "");
+/** "facing north" / "напрямок — північ". */
+const facing = (d) => (d && DIRS.includes(d) ? t("term.facing." + d) : String(d || ""));
+
+function firstCause(text) {
   return String(text || "").split(";")[0].trim();
 }
 
-const UPGRADE_VERBS = {
-  installed: "installs", used: "uses", discarded: "loses", received: "receives",
-  triggered: "triggers", drawn: "draws", uninstalled: "removes",
-  "install undone": "takes back the install of",
-};
+/** A key's last part made of a free text ("repair site 2" -> "repair_site_2"). */
+const slug = (text) => String(text).trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
+
+/**
+ * A cause in words: a card's title when it names a card ("spam filter" -> Spam Filter), the
+ * "log.cause.*" text of a known cause, else the text itself. "a, b" lists are done item by item.
+ */
+export function causeWord(text) {
+  const c = String(text || "").trim();
+  if (!c) return "";
+  if (c.includes(", ")) return c.split(", ").map(causeWord).join(", ");
+  if (isCard(c)) return cardTitle(c);
+  const id = slug(c.replace(/ \(.*$/, ""));
+  if (id && isCard(id)) return cardTitle(id);
+  if (id && hasText("log.cause." + id)) return t("log.cause." + id);
+  return c;
+}
+
+/** "text (cause)" in the language's way, or the text alone without a cause. */
+const withCause = (text, c) => (c ? t("log.with_cause", { text, cause: causeWord(c) }) : text);
 
 /** A name of cards ("move1 move2": a register of two cards) in words. */
-const cardsTitle = (names) => String(names || "").split(" ").filter(Boolean).map(cardTitle).join(" and ");
+const cardsTitle = (names) => String(names || "").split(" ").filter(Boolean).map(cardTitle).join(t("log.card_and"));
+
+const cap = (text) => text.replace(/^./, (ch) => ch.toUpperCase());
 
 /**
  * card_replaced: a card that leaves a register or a hand (SPAM played, Again in register 1, an
  * upgrade that swaps a card, an option card lost in the classic game).
  */
-function replaced(e, who, name) {
+function replaced(e, who) {
   const c = String(e.cause || "");
-  const old = cardsTitle(e.card);
+  const card = cardsTitle(e.card);
   if (!e.card) {
-    if (c === "only rotations") return { text: `${who} has only turn cards in hand and is dealt new ones`, kind: "dim" };
-    if (c === "radio control ended") return { text: `${who} is free of Radio Control: its controller is destroyed`, kind: "dim" };
-    return { text: `${who}'s cards are replaced (${c})`, kind: "dim" };
+    if (c === "only rotations") return { text: t("log.replaced.only_rotations", { who }), kind: "dim" };
+    if (c === "radio control ended") return { text: t("log.replaced.radio_control_ended", { who }), kind: "dim" };
+    return { text: t("log.replaced.cards", { who, cause: causeWord(c) }), kind: "dim" };
   }
-  if (c === "removed from the game") return { text: `${who} takes ${old} out of the game`, kind: "" };
-  if (c === "scrambler") return { text: `A Scrambler swaps ${who}'s ${old} for the top card of the deck`, kind: "" };
-  if (c === "empty deck") return { text: `${who}'s ${old} is discarded; no card is left to replace it`, kind: "" };
+  if (c === "removed from the game") return { text: t("log.replaced.removed", { who, card }), kind: "" };
+  if (c === "scrambler") return { text: t("log.replaced.scrambler", { who, card }), kind: "" };
+  if (c === "empty deck") return { text: t("log.replaced.empty_deck", { who, card }), kind: "" };
   const [how, to] = c.includes(": ") ? c.split(": ", 2) : ["", c];
   const next = isCard(to) ? cardTitle(to) : "";
-  if (!next) return { text: `${who} loses ${old}${c ? ` (${c})` : ""}`, kind: "bad" };
-  const top = to === e.card ? `another ${next}` : next;
-  if (e.card === "spam") return { text: `${who} plays SPAM: it goes to the damage pile, and the top card of the deck, ${top}, takes its place`, kind: "" };
-  if (e.card === "again") return { text: `${who} cannot use Again in register 1: the top card of the deck, ${top}, takes its place`, kind: "" };
-  if (how) return { text: `${cap(how)}: ${who}'s ${old} is swapped for ${top}`, kind: "" };
-  return { text: `${who}'s ${old} is swapped for the top card of the deck, ${top}`, kind: "" };
+  if (!next) return { text: withCause(t("log.replaced.lost", { who, card }), c), kind: "bad" };
+  const top = to === e.card ? t("log.replaced.another", { card: next }) : next;
+  if (e.card === "spam") return { text: t("log.replaced.spam", { who, card, top }), kind: "" };
+  if (e.card === "again") return { text: t("log.replaced.again", { who, card, top }), kind: "" };
+  if (how) return { text: t("log.replaced.how", { how: cap(causeWord(how)), who, card, top }), kind: "" };
+  return { text: t("log.replaced.swapped", { who, card, top }), kind: "" };
 }
 
-const cap = (text) => text.replace(/^./, (ch) => ch.toUpperCase());
-
-const A = (word) => (/^[aeiou]/i.test(word) ? "an " : "a ") + word;
+const UPGRADE_VERBS = {
+  installed: "installed", used: "used", discarded: "discarded", received: "received",
+  triggered: "triggered", drawn: "drawn", uninstalled: "uninstalled", "install undone": "install_undone",
+};
 
 /**
  * The sentence for an event, or null. name(seat) gives a player's name.
- * Returns {text, kind} where kind styles the line: "head", "big", "bad", "good", "".
+ * Returns {text, kind, merge?, more?} where kind styles the line: "head", "big", "bad", "good",
+ * ""; lines with the same ``merge`` and text join into one, ``more(n)`` saying it n times.
  */
 export function describe(e, name, classic = false) {
   const who = e.seat !== undefined && e.seat !== null ? name(e.seat) : "";
   const card = e.card ? cardTitle(e.card) : "";
+  const c = firstCause(e.cause);
   switch (e.kind) {
     case "game_started":
-      return { text: "The race begins!", kind: "head" };
+      return { text: t("log.game_started"), kind: "head" };
     case "round_started":
-      return { text: `Round ${e.round}`, kind: "round" };
+      return { text: t("log.round", { round: e.round }), kind: "round" };
     case "phase_started":
-      return e.cause ? { text: `${cause(e.cause)} phase`, kind: "dim" } : null;
+      return e.cause ? { text: t("log.phase", { phase: causeWord(c) }), kind: "dim" } : null;
     case "placed":
-      return { text: `${who} starts on space ${e.amount}, facing ${DIR_WORDS[e.facing] || e.facing}`, kind: "" };
+      return { text: t("log.placed", { who, space: e.amount, facing: facing(e.facing) }), kind: "" };
     case "cards_drawn":
       return null;
     case "deck_shuffled":
-      if (!who) return { text: `The ${cause(e.cause) === "damage" ? "damage cards are" : "discarded cards are"} shuffled into a new deck`, kind: "dim" };
-      return { text: `${who} shuffles the discard pile into a new deck`, kind: "dim" };
+      if (!who) return { text: t(c === "damage" ? "log.shuffled.damage" : "log.shuffled.discard"), kind: "dim" };
+      return { text: t("log.shuffled.own", { who }), kind: "dim" };
     case "programmed":
-      return { text: `${who} has programmed`, kind: "dim" };
+      return { text: t("log.programmed", { who }), kind: "dim" };
     case "shut_down":
-      return { text: `${who} shuts down for the round`, kind: "bad" };
+      return { text: t("log.shut_down", { who }), kind: "bad" };
     case "register_started":
-      return { text: `Register ${e.register}`, kind: "register" };
+      return { text: t("log.register", { register: e.register }), kind: "register" };
     case "upgrade": {
-      const what = cause(e.cause);
-      const verb = UPGRADE_VERBS[what] || what;
-      const other = e.other !== undefined && e.other !== null ? ` (${name(e.other)})` : "";
-      return { text: `${who} ${verb} ${card}${other}`, kind: "good" };
+      const verb = UPGRADE_VERBS[c];
+      const text = verb ? t("log.upgrade." + verb, { who, card }) : t("log.upgrade.verb", { who, what: c, card });
+      const other = e.other !== undefined && e.other !== null ? name(e.other) : "";
+      return { text: other ? t("log.with_cause", { text, cause: other }) : text, kind: "good" };
     }
     case "card_revealed": {
-      const c = cause(e.cause);
-      if (c === "haywire") return { text: `${who}'s Haywire plays ${card}`, kind: "dim" };
-      if (c === "spam filter") return { text: `Spam Filter shows ${who} the top card of the deck: ${card}`, kind: "dim" };
-      if (c === "lucky booster") return { text: `Lucky Booster turns up ${card} for ${who}`, kind: "dim" };
-      if (c) return { text: `${who} reveals ${card} (${cardTitle(c)})`, kind: "dim" };
-      return { text: `${who} reveals ${card}`, kind: "card" };
+      if (c === "haywire") return { text: t("log.revealed.haywire", { who, card }), kind: "dim" };
+      if (c === "spam filter") return { text: t("log.revealed.spam_filter", { who, card }), kind: "dim" };
+      if (c === "lucky booster") return { text: t("log.revealed.lucky_booster", { who, card }), kind: "dim" };
+      if (c) return { text: withCause(t("log.revealed", { who, card }), c), kind: "dim" };
+      return { text: t("log.revealed", { who, card }), kind: "card" };
     }
     case "card_replaced":
-      return replaced(e, who, name);
+      return replaced(e, who);
     case "card_resolved":
       return null;
-    case "moved":
-      return { text: `${who} moves ${direction(e.pos, e.to)}`, kind: "", merge: "move" };
-    case "blocked":
-      return { text: `${who} is blocked by ${A(cause(e.cause) || "wall")}`, kind: "" };
+    case "moved": {
+      const dir = toward(stepDir(e.pos, e.to));
+      return { text: t("log.moved", { who, dir }), kind: "", merge: "move", more: (count) => t("log.moved_n", { who, dir, count }) };
+    }
+    case "blocked": {
+      const what = c || "wall";
+      const key = hasText("log.blocked." + slug(what)) ? "log.blocked." + slug(what) : "log.blocked.by";
+      return { text: t(key, { who, cause: causeWord(what) }), kind: "" };
+    }
     case "pushed": {
-      const by = e.other !== undefined && e.other !== null ? name(e.other) : cause(e.cause) ? A(cause(e.cause)) : "a push";
-      return { text: `${who} is pushed ${direction(e.pos, e.to)} by ${by}`, kind: "" };
+      const dir = toward(stepDir(e.pos, e.to));
+      if (e.other !== undefined && e.other !== null) return { text: t("log.pushed.robot", { who, dir, other: name(e.other) }), kind: "" };
+      if (c && hasText("log.pushed." + slug(c))) return { text: t("log.pushed." + slug(c), { who, dir }), kind: "" };
+      return { text: withCause(t("log.pushed", { who, dir }), c), kind: "" };
     }
-    case "conveyed":
-      return { text: `${A(cause(e.cause) || "belt")} carries ${who} ${direction(e.pos, e.to)}`, kind: "" };
-    case "rotated": {
-      const how = turnWord(e.facing, e.to_facing);
-      const c = cause(e.cause);
-      return { text: `${who} ${how}${c && c !== "card" ? ` (${c})` : ""}`, kind: "" };
+    case "conveyed": {
+      const dir = toward(stepDir(e.pos, e.to));
+      const key = hasText("log.conveyed." + slug(c || "belt")) ? "log.conveyed." + slug(c || "belt") : "log.conveyed.belt";
+      return { text: t(key, { who, dir }), kind: "" };
     }
+    case "rotated":
+      return { text: withCause(t(turnKey(e.facing, e.to_facing), { who }), c === "card" ? "" : c), kind: "" };
     case "element_step":
     case "shot":
       return null;
     case "damaged": {
-      const what = e.hidden ? "a face-down damage card" : card || "damage";
-      const c = cause(e.cause);
-      return { text: `${who} takes ${what}${c ? ` (${c})` : ""}`, kind: "bad" };
+      const text = e.hidden ? t("log.damaged.hidden", { who }) : card ? t("log.damaged.card", { who, card }) : t("log.damaged", { who });
+      return { text: withCause(text, c), kind: "bad" };
     }
     case "damage_prevented": {
-      const c = cause(e.cause);
-      if (classic && c.startsWith("repaired")) return { text: `${who} is repaired (${c.slice(12) || "1 damage"})`, kind: "good" };
-      return { text: `${who} avoids damage${classic && c ? ` (${c})` : ""}`, kind: "good" };
+      if (classic && c.startsWith("repaired")) {
+        const what = c.slice(12);
+        return { text: t("log.repaired", { who, what: what ? causeWord(what) : t("log.one_damage") }), kind: "good" };
+      }
+      return { text: withCause(t("log.damage_avoided", { who }), classic ? c : ""), kind: "good" };
     }
     case "fell":
-      return { text: `${who} falls ${e.cause === "pit" ? "into a pit" : "off the board"}`, kind: "bad" };
+      return { text: t(e.cause === "pit" ? "log.fell.pit" : "log.fell.edge", { who }), kind: "bad" };
     case "rebooted":
-      return { text: `${who} reboots`, kind: "bad" };
+      return { text: t("log.rebooted", { who }), kind: "bad" };
     case "destroyed": {
+      const text = withCause(t("log.destroyed", { who }), c);
       const lives = e.amount ?? null;
-      const c = cause(e.cause);
-      return { text: `${who} is destroyed${c ? ` (${c})` : ""}${lives !== null ? `: ${lives} ${lives === 1 ? "life" : "lives"} left` : ""}`, kind: "bad" };
+      return { text: lives !== null ? t("log.lives_left", { text, count: lives }) : text, kind: "bad" };
     }
-    case "reentered":
-      return { text: `${who} is back on the board, facing ${DIR_WORDS[e.to_facing || e.facing] || ""}`, kind: "" };
+    case "reentered": {
+      const d = e.to_facing || e.facing;
+      return { text: d ? t("log.reentered", { who, facing: facing(d) }) : t("log.reentered.plain", { who }), kind: "" };
+    }
     case "displaced":
-      return { text: `${who} is pushed off the reboot token, the way its arrow points`, kind: "" };
+      return { text: t("log.displaced", { who }), kind: "" };
     case "energy_gained":
-      return { text: `${who} gains ${e.amount || 1} energy${e.cause ? ` (${cause(e.cause)})` : ""}`, kind: "good" };
+      return { text: withCause(t("log.energy_gained", { who, count: e.amount || 1 }), c), kind: "good" };
     case "checkpoint_reached":
-      return { text: `${who} reaches ${classic ? "flag" : "checkpoint"} ${e.amount}!`, kind: "big" };
+      return { text: t(classic ? "log.flag_reached" : "log.checkpoint_reached", { who, number: e.amount }), kind: "big" };
     case "archived":
-      return { text: classic ? `${who} moves its archive marker here` : `${who} saves a new reboot point`, kind: "dim" };
+      return { text: t(classic ? "log.archived.classic" : "log.archived", { who }), kind: "dim" };
     case "priority_passed":
-      return { text: `${who} takes the priority token`, kind: "dim" };
+      return { text: t("log.priority_passed", { who }), kind: "dim" };
     case "round_ended":
       return null;
     case "game_won":
-      return { text: `${who} wins the race!`, kind: "big" };
+      return { text: t("log.game_won", { who }), kind: "big" };
     case "game_ended":
-      return { text: `Game over${e.cause ? ` (${String(e.cause).replace(/_/g, " ")})` : ""}`, kind: "head" };
+      return { text: withCause(t("log.game_ended"), e.cause ? String(e.cause).replace(/_/g, " ") : ""), kind: "head" };
     default: {
       const bits = [who, String(e.kind || "event").replace(/_/g, " "), card].filter(Boolean);
       return { text: bits.join(" "), kind: "dim" };
