@@ -175,8 +175,23 @@ def test_the_language_comes_from_the_address_or_the_browser(pages: dict[Any, Any
 
 
 def test_card_words_come_from_the_translations_when_there_are_some() -> None:
-    card = {"name": "Move 1", "text": "Move forward 1 space."}
-    assert rules_pages.card_words("en", "move1", card) == ("Move 1", "Move forward 1 space.")
-    table = rules_pages.strings("uk")
-    name = table.get("card.move1.name", "Move 1")
-    assert rules_pages.card_words("uk", "move1", card)[0] == name
+    from roborally.content.catalogue import cards_json
+
+    cards_2023, cards_classic = cards_json("2023"), cards_json("classic")
+    assert cards_2023 is not None and cards_classic is not None
+    move1 = cards_2023["cards"]["move1"]
+    assert rules_pages.card_words("en", "move1", move1) == (move1["name"], move1["text"])
+    uk = rules_pages.strings("uk")
+    assert rules_pages.card_words("uk", "move1", move1) == (
+        uk[f"{move1['key']}.name"],
+        uk[f"{move1['key']}.text"],
+    )
+    # A classic program card has the classic words, whatever its priority, not the 2023 ones.
+    u_turn = cards_classic["cards"]["u_turn@10"]
+    assert rules_pages.card_words("en", "u_turn@10", u_turn) == (u_turn["name"], u_turn["text"])
+    assert (
+        rules_pages.card_words("pl", "u_turn@10", u_turn)[1]
+        == rules_pages.strings("pl")[f"{u_turn['key']}.text"]
+    )
+    # Without a key (not a catalogue card), the English words.
+    assert rules_pages.card_words("uk", "x", {"name": "X", "text": "Y."}) == ("X", "Y.")

@@ -319,17 +319,14 @@ def _element(element: dict[str, Any], data: dict[str, Any], lang: str) -> str:
 
 
 def card_words(lang: str, card_id: str, card: dict[str, Any]) -> tuple[str, str]:
-    """A card's name and text in ``lang``: the card catalogue's translation
-    (``card.<id>.name`` and ``card.<id>.text`` in the translation files; a classic program
-    card ``TYPE@PRIORITY`` also finds ``card.<TYPE>.…``) when there is one, else the card
+    """A card's name and text in ``lang``: the translation of the catalogue's ``key``
+    (``KEY.name`` and ``KEY.text`` in the translation files) when there is one, else the card
     data's English words."""
     table = strings(lang)
-    keys = [card_id] + ([card_id.split("@", 1)[0]] if "@" in card_id else [])
-    name, words = card["name"], card["text"]
-    for key in reversed(keys):  # the card's own key wins over its type's
-        name = table.get(f"card.{key}.name", name)
-        words = table.get(f"card.{key}.text", words)
-    return name, words
+    key = card.get("key")
+    if not key:
+        return card["name"], card["text"]
+    return table.get(f"{key}.name", card["name"]), table.get(f"{key}.text", card["text"])
 
 
 def _card_facts(card: dict[str, Any], entry: dict[str, Any], words: dict[str, Any]) -> str:
