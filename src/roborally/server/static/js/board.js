@@ -2,6 +2,7 @@
 
 import { boardSvg } from "./api.js";
 import { icon } from "./icons.js";
+import { hold, reducedMotion } from "./a11y.js";
 import { shapeCentre, shapeSvg } from "./seats.js";
 import { h, s, DIRS, seatColour, SEAT_INK } from "./util.js";
 
@@ -26,6 +27,7 @@ export function tween(ms, fn, control) {
       resolve();
       return;
     }
+    if (reducedMotion()) return hold(ms, fn, control).then(resolve);
     const start = performance.now();
     let timer = null;
     const frame = (now) => {
