@@ -119,7 +119,8 @@ export class RegisterSummary {
   text() {
     if (this.register === null || !this.lines.length) return null;
     const parts = this.lines.map((l) => (l.count > 1 ? t("a11y.repeated", { text: l.text, count: l.count }) : l.text));
-    return t("a11y.register_summary", { register: this.register, events: parts.join(". ") });
+    const sentences = parts.map((p) => (/[.!?…]$/.test(p) ? p : p + ".")).join(" ");
+    return t("a11y.register_summary", { register: this.register, events: sentences });
   }
 
   flush() {
