@@ -127,6 +127,9 @@ function moveFocus(editor, el, key) {
  * where it was (the same place in the hand or the registers), so no pick loses it.
  */
 export function afterRender(editor) {
+  // The hand and the registers are groups of buttons (cards and empty registers), not lists.
+  editor.el.querySelectorAll(".hand[role=list], .registers[role=list]").forEach((box) => box.setAttribute("role", "group"));
+  editor.el.querySelectorAll(".registers .slot[role=listitem]").forEach((slot) => slot.removeAttribute("role"));
   // The hand shows the cards not in a register, in the hand's order: card k is hand card free[k].
   const used = editor.used();
   const free = [...editor.hand.keys()].filter((i) => !used.has(i));
