@@ -2,6 +2,8 @@
 
 import { boardSvg } from "./api.js";
 import { icon } from "./icons.js";
+import { hold, reducedMotion } from "./a11y.js";
+import { shapeCentre, shapeSvg } from "./seats.js";
 import { h, s, DIRS, seatColour, SEAT_INK } from "./util.js";
 
 const ZOOM_CELL = 34; // px per space when the board is zoomed (wide courses on a phone)
@@ -25,6 +27,7 @@ export function tween(ms, fn, control) {
       resolve();
       return;
     }
+    if (reducedMotion()) return hold(ms, fn, control).then(resolve);
     const start = performance.now();
     let timer = null;
     const frame = (now) => {
@@ -241,9 +244,10 @@ export class BoardView {
       s("rect", { x: -8 * k, y: -9 * k, width: 16 * k, height: 5 * k, rx: 2.5 * k, fill: "#14161a", opacity: 0.75 }),
       s("path", { class: "robot-nose", d: `M0 ${-24 * k} L${-8 * k} ${-13 * k} L${8 * k} ${-13 * k} Z`, fill: "#fff", stroke: "#14161a", "stroke-width": 1.6 * k, "stroke-linejoin": "round" }),
     );
-    const label = s("g", { class: "robot-label" },
-      s("circle", { cx: 0, cy: 4 * k, r: 8 * k, fill: "#fff", stroke: "#14161a", "stroke-width": 1.2 * k }),
-      s("text", { x: 0, y: 8.2 * k, "text-anchor": "middle", "font-size": 12 * k, "font-weight": 800, fill: "#14161a", "font-family": "system-ui, sans-serif" }, String(seat + 1)),
+    // The seat number on the seat's shape (js/seats.js): a second cue beside the colour.
+    const label = s("g", { class: "robot-label", transform: `translate(0 ${4 * k})` },
+      shapeSvg(seat, 10.5 * k, { fill: "#fff", stroke: "#14161a", "stroke-width": 1.4 * k, "stroke-linejoin": "round" }),
+      s("text", { x: 0, y: (shapeCentre(seat) * 10.5 + 4.3) * k, "text-anchor": "middle", "font-size": 12 * k, "font-weight": 800, fill: "#14161a", "font-family": "system-ui, sans-serif" }, String(seat + 1)),
     );
     const ring = s("circle", { class: "robot-ring", r: 22 * k, fill: "none", stroke: colour, "stroke-width": 3 * k, opacity: 0 });
     const title = s("title", {}, name || `Robot ${seat + 1}`);

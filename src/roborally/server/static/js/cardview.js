@@ -52,7 +52,8 @@ export function openCard(name) {
 export function installCardViewer() {
   const target = (ev) => {
     const el = ev.target.closest && ev.target.closest("[data-card]");
-    if (!el || el.closest(".program, [data-testid=choice], .card-view, .drag-ghost")) return null;
+    // A card the tray has just placed (and drawn anew) is no longer on the page: not that one.
+    if (!el || !el.isConnected || el.closest(".program, [data-testid=choice], .card-view, .drag-ghost")) return null;
     return el;
   };
   document.addEventListener("click", (ev) => {

@@ -13,7 +13,8 @@ import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
 import { PathPreview } from "./preview.js";
-import { copyText, fill, h, numParam, seatColour, seatUrl, store, toast } from "./util.js";
+import { copyText, fill, h, numParam, seatUrl, store, toast } from "./util.js";
+import { seatChip, seatDot } from "./seats.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
 import { variantInfo } from "./variants.js";
@@ -504,7 +505,7 @@ export class GameScreen {
     if (!row) return;
     row.append(h("div.reg-card", { "data-seat": e.seat },
       cardEl(e.card, { small: true }),
-      h("span.reg-who", null, h("span.ldot", { style: { background: seatColour(e.seat) } }), this.name(e.seat))));
+      h("span.reg-who", null, seatDot(e.seat), this.name(e.seat))));
   }
 
   bumpStat(seat, stat, value, add) {
@@ -1020,7 +1021,7 @@ export class GameScreen {
     (outcome.standings || []).forEach((seat) => {
       const p = obs && obs.players.find((x) => x.seat === seat);
       list.append(h("li", null,
-        h("span.chip", { style: { background: seatColour(seat) } }, String(seat + 1)),
+        seatChip(seat),
         h("span.pname", null, this.name(seat) + (seat === this.seat ? " (you)" : "")),
         h("span.dim", null, p ? `⚑ ${p.checkpoint}/${total}` : "")));
     });

@@ -7,7 +7,8 @@ import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
 import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
-import { fill, h, plural, seatColour, seatUrl, store, toast, SEAT_INK } from "./util.js";
+import { fill, h, plural, seatUrl, store, toast } from "./util.js";
+import { seatChip } from "./seats.js";
 
 // The names the server gives seats nobody named (in seat order).
 const COLOUR_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black"];
@@ -203,7 +204,7 @@ export class Lobby {
     const [low, high] = this.playerRange();
     const bots = botChoices(this.options);
     fill(this.seatsBox, ...this.seats.map((seat, i) => {
-      const chip = h("span.chip", { style: { background: seatColour(i), color: SEAT_INK[i] } }, String(i + 1));
+      const chip = seatChip(i);
       if (seat.me) {
         return h("div.seat-row", { "data-testid": "seat-row" }, chip,
           h("span.seat-me", null, (this.nameInput.value.trim() || COLOUR_NAMES[i]) + " (you)"));
@@ -344,7 +345,7 @@ export class Lobby {
         h("ul.game-list", null, running.map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch")], `round ${g.round}`)))) : null,
       mine.length ? h("section.panel", { "data-testid": "your-seats" }, h("h2", null, "Your seats"),
         h("ul.game-list", null, mine.map((m) => h("li.game-row", { "data-seat-game": m.game, "data-status": m.status || "" },
-          h("span.chip", { style: { background: seatColour(m.seat), color: SEAT_INK[m.seat] } }, String(m.seat + 1)),
+          seatChip(m.seat),
           h("div.grow", null, h("strong", null, title(m.course)), h("span.dim", null, ` · ${seatNote(m.status)}`)),
           h("div.actions", null, m.status === "finished"
             ? [h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Result"),
@@ -410,7 +411,7 @@ function seatNote(status) {
 }
 
 function gameRow(g, title, rules, actions, note) {
-  const seats = (g.seats || []).map((s) => h("span.chip.tiny", { title: s.name + (s.kind === "bot" ? " (bot)" : ""), style: { background: seatColour(s.seat), color: SEAT_INK[s.seat % 6], opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 } }, s.kind === "bot" ? icon("bot") : String(s.seat + 1)));
+  const seats = (g.seats || []).map((s) => seatChip(s.seat, { cls: "tiny", title: s.name + (s.kind === "bot" ? " (bot)" : ""), style: { opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 }, content: s.kind === "bot" ? icon("bot") : String(s.seat + 1) }));
   const variants = (g.variants || []).filter((v) => v !== "speed");
   // A seed the host chose is shown before anyone joins: whoever knows it can work out every hand.
   const chosen = g.seed !== null && g.seed !== undefined && g.status !== "finished";

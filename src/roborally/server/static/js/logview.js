@@ -2,7 +2,8 @@
 
 import { cardTitle, isCard } from "./cards.js";
 import { t } from "./i18n.js";
-import { h, seatColour } from "./util.js";
+import { seatDot } from "./seats.js";
+import { h } from "./util.js";
 import { describe } from "./words.js";
 
 export class LogView {
@@ -35,7 +36,7 @@ export class LogView {
       dataset: { i: e.i ?? "", seat: e.seat ?? "", merge: line.merge || "", text: line.text, n: 1 },
     });
     if (e.seat !== undefined && e.seat !== null && !["round", "register", "head"].includes(line.kind)) {
-      li.append(h("span.ldot", { style: { background: seatColour(e.seat) } }));
+      li.append(seatDot(e.seat));
     }
     li.append(h("span.ltext", null, withCard(line.text, e.hidden ? null : e.card)));
     this.el.append(li);

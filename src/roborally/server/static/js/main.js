@@ -1,8 +1,10 @@
 // Entry point: ?game=ID[#token=T] plays or watches a game, ?replay=ID replays one, else the lobby.
 
+import { applyTheme, announce, installGameA11y, installTools, themeButton } from "./a11y.js";
 import { installCardViewer } from "./cardview.js";
 import { loadLanguage } from "./i18n.js";
 import { GameScreen } from "./game.js";
+import { helpButton, installKeys } from "./keys.js";
 import { Lobby } from "./lobby.js";
 import { ReplayScreen } from "./replay.js";
 import { params, seatToken, store } from "./util.js";
@@ -12,6 +14,8 @@ if (params.has("speed") && Number.isFinite(parseFloat(params.get("speed")))) {
   store.set("speed", parseFloat(params.get("speed")));
 }
 
+applyTheme(); // the light or dark theme (remembered, else the system's), before anything is drawn
+
 // Every text comes from the language's translation file: load it before drawing anything.
 await loadLanguage();
 installCardViewer();
@@ -20,7 +24,9 @@ const root = document.getElementById("app");
 const replay = params.get("replay");
 const game = params.get("game");
 
+installTools(root, themeButton, helpButton);
 if (replay) {
+  installKeys(null, { announce });
   new ReplayScreen(root, replay).start();
 } else if (game) {
   const token = seatToken();
@@ -30,10 +36,13 @@ if (replay) {
     if (seatToken() !== token) location.reload();
   });
   const screen = new GameScreen(root, { gameId: game, token });
+  installKeys(screen, { announce }); // keyboard play (keys.js)
+  installGameA11y(screen); // register summaries for screen readers, the board described
   screen.start();
   // ?tutorial=1 (or the guided race's own game, e.g. from "Your seats"): its coach (js/tutorial.js).
   const guided = (store.get("tutorial.progress", null) || {}).game === game;
   if (params.has("tutorial") || guided) import("./tutorial.js").then((m) => m.startCoach(screen));
 } else {
+  installKeys(null, { announce });
   new Lobby(root).start();
 }

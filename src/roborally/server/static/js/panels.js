@@ -2,7 +2,8 @@
 
 import { cardEl, cardIcon, cardText, cardTitle } from "./cards.js";
 import { icon } from "./icons.js";
-import { h, ordinal, seatColour, SEAT_INK } from "./util.js";
+import { h, ordinal } from "./util.js";
+import { seatChip } from "./seats.js";
 
 /**
  * ctx: {obs (observation or null), seats (state.seats), me (seat or null), hostSeat,
@@ -19,7 +20,7 @@ export function playerPanels(ctx) {
     const li = h("li.player", { "data-seat": seat.seat, "data-testid": "player-" + seat.seat });
     if (seat.seat === ctx.me) li.classList.add("me");
     if (ctx.obs && ctx.obs.priority === seat.seat) li.classList.add("priority");
-    const chip = h("span.chip", { style: { background: seatColour(seat.seat), color: SEAT_INK[seat.seat % 6] } }, String(seat.seat + 1));
+    const chip = seatChip(seat.seat);
     const badges = [];
     if (seat.seat === ctx.me) badges.push(h("span.badge.you", null, "you"));
     if (seat.kind === "bot") badges.push(h("span.badge", { title: "played by the computer" }, icon("bot"), (ctx.botTitle && ctx.botTitle(seat.bot)) || "bot"));

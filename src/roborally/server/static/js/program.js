@@ -4,6 +4,7 @@ import { cardEl, cardTitle } from "./cards.js";
 import { openCard } from "./cardview.js";
 import { icon } from "./icons.js";
 import { h } from "./util.js";
+import { afterRender } from "./keys.js";
 
 const REGISTERS = 5;
 const LONG_PRESS_MS = 500; // a press this long opens the card large instead of placing it
@@ -252,6 +253,7 @@ export class ProgramEditor {
           this.classic ? "Power down" : "Shut down"),
         clear, submit),
     );
+    afterRender(this); // keyboard play (keys.js): shortcuts' numbers, the focus kept in place
   }
 
   /** Tap to place/remove; drag (mouse, pen or finger) to a register, or back to the hand; a long

@@ -1,5 +1,7 @@
 // Small DOM helpers shared by every screen.
 
+import { SEATS } from "./seats.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** Build an HTML element: h("button.primary", {onclick}, "text", child, ...). */
@@ -142,9 +144,9 @@ export const DIRS = ["N", "E", "S", "W"];
 export const DIR_WORDS = { N: "north", E: "east", S: "south", W: "west" };
 export const DIR_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
 
-/** Seat colours (the server names default seats Red, Blue, ... in this order). */
-export const SEAT_COLOURS = ["#e8453c", "#2f80ed", "#27ae60", "#f2c94c", "#9b51e0", "#f2994a"];
-export const SEAT_INK = ["#fff", "#fff", "#fff", "#1b1b1b", "#fff", "#1b1b1b"];
+/** Seat colours (the server names default seats Red, Blue, ... in this order; js/seats.js). */
+export const SEAT_COLOURS = SEATS.map((seat) => seat.colour);
+export const SEAT_INK = SEATS.map((seat) => seat.ink);
 
 export function seatColour(seat) {
   return SEAT_COLOURS[seat % SEAT_COLOURS.length];
