@@ -52,6 +52,9 @@ DOC_SCREENSHOTS = {
     "preview-desktop",
     "tutorial-desktop",
     "tutorial-phone",
+    "big-course-zoomed-phone",
+    "table-join-desktop",
+    "table-playing-desktop",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).

@@ -153,12 +153,14 @@ def test_a_phone_sized_screen_plays_by_tapping(
         assert box is not None and box["y"] + box["height"] <= 844, (selector, box)
     board = page.locator(".board-svg").bounding_box()
     assert board is not None and board["width"] >= 200
-    # The zoom button enlarges the board inside its frame (for big courses), and back.
-    page.locator("[data-testid=zoom]").tap()
-    zoomed = page.locator(".board-svg").bounding_box()
-    assert zoomed is not None and zoomed["width"] > board["width"]
-    page.locator("[data-testid=zoom]").tap()
+    # The zoom button enlarges the spaces inside the board's frame (for big courses), and back.
+    space = page.evaluate("() => rrGame.board.cellRect(0, 0).width")
+    page.locator("[data-testid=zoom-in]").tap()
+    expect(page.locator(".board-wrap")).to_have_class(re.compile("zoomed"))
+    assert page.evaluate("() => rrGame.board.cellRect(0, 0).width") > space * 1.2
+    page.locator("[data-testid=zoom-fit]").tap()
     expect(page.locator(".board-wrap")).not_to_have_class(re.compile("zoomed"))
+    assert abs(page.evaluate("() => rrGame.board.cellRect(0, 0).width") - space) < 1
     for _ in range(5):
         page.locator("[data-testid=hand-card]").first.tap()
     expect(page.locator("[data-testid=submit-program]")).to_be_enabled()

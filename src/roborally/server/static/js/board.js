@@ -1,12 +1,10 @@
 // The board: the renderer's SVG board layer, with the page's own robot and effect layers on top.
 
 import { boardSvg } from "./api.js";
-import { icon } from "./icons.js";
 import { hold, reducedMotion } from "./a11y.js";
 import { shapeCentre, shapeSvg } from "./seats.js";
 import { h, s, DIRS, seatColour, SEAT_INK } from "./util.js";
-
-const ZOOM_CELL = 34; // px per space when the board is zoomed (wide courses on a phone)
+import { Viewport } from "./viewport.js";
 
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
 
@@ -97,38 +95,16 @@ export class BoardView {
     this.scroller = h("div.board-scroll", null, svg);
     this.el.append(this.scroller);
     this.banner = h("div.board-banner", { "aria-live": "polite" });
-    this.zoomBtn = h("button.zoom-btn", {
-      type: "button", title: "Zoom the board", "aria-label": "Zoom the board", "data-testid": "zoom",
-      onclick: () => this.toggleZoom(),
-    }, icon("zoomIn"));
-    this.el.append(this.banner, this.zoomBtn);
+    this.el.append(this.banner);
     const vb = (svg.getAttribute("viewBox") || "0 0 480 640").split(/[\s,]+/).map(Number);
     this.aspect = vb[2] / vb[3];
+    this.viewport = new Viewport(this); // pan, zoom, follow (viewport.js)
     this._observer = new ResizeObserver(() => this.fit());
     window.addEventListener("resize", () => this.fit());
   }
 
-  toggleZoom() {
-    this.zoomed = !this.zoomed;
-    this.el.classList.toggle("zoomed", this.zoomed);
-    this.zoomBtn.replaceChildren(icon(this.zoomed ? "zoomOut" : "zoomIn"));
-    this.zoomBtn.title = this.zoomed ? "Fit the board" : "Zoom the board";
-    this.fit();
-    if (this.zoomed) this.scrollTo(this.mine);
-  }
-
-  /** In a zoomed board, bring a robot to the middle of the view. */
-  scrollTo(seat) {
-    const r = this.robots.get(seat);
-    if (!r || !r.shown) return;
-    const vb = this.svg.viewBox.baseVal;
-    const scale = this.svg.clientWidth / vb.width;
-    this.scroller.scrollLeft = (r.x - vb.x) * scale - this.scroller.clientWidth / 2;
-    this.scroller.scrollTop = (r.y - vb.y) * scale - this.scroller.clientHeight / 2;
-  }
-
   /** Size the picture to the space it has: the whole area on wide screens, 60% of a phone;
-   * zoomed, every space gets ZOOM_CELL pixels and the board scrolls inside its frame. */
+   * zoomed in (viewport.js), all of that room, showing a part of the course. */
   fit() {
     const area = this.el.parentElement;
     if (!area || !this.svg) return;
@@ -147,18 +123,18 @@ export class BoardView {
       hgt = height;
       w = hgt * this.aspect;
     }
-    if (this.zoomed) {
-      w = Math.max(w, (this.board.width + 0.5) * ZOOM_CELL);
-      hgt = w / this.aspect;
-      this.scroller.style.maxHeight = Math.floor(height) + "px";
-      this.scroller.style.maxWidth = Math.floor(width) + "px";
-    } else {
-      this.scroller.style.maxHeight = "";
-      this.scroller.style.maxWidth = "";
-    }
+    [w, hgt] = this.viewport.size(width, height, w, hgt);
     const [wpx, hpx] = [Math.floor(w) + "px", Math.floor(hgt) + "px"];
     if (this.svg.style.width !== wpx) this.svg.style.width = wpx;
     if (this.svg.style.height !== hpx) this.svg.style.height = hpx;
+    this.viewport.apply();
+  }
+
+  /** Robot numbers drawn ``scale`` times bigger (at least 1): legible when zoomed out. */
+  setLabelScale(scale) {
+    if (Math.abs(scale - (this.labelScale || 1)) < 0.005) return;
+    this.labelScale = scale;
+    for (const r of this.robots.values()) this._apply(r);
   }
 
   /** A plain drawing from the board JSON, if the server does not serve the rendered picture. */
@@ -253,7 +229,7 @@ export class BoardView {
     const title = s("title", {}, name || `Robot ${seat + 1}`);
     g.append(title, shadow, ring, body, label);
     this.robotLayer.append(g);
-    r = { seat, g, body, ring, title, name: name || `Robot ${seat + 1}`, x: 0, y: 0, angle: 0, facing: "N", scale: 1, base: 1, opacity: 1, shown: false, ghost: false, pos: null };
+    r = { seat, g, body, ring, title, label, k, name: name || `Robot ${seat + 1}`, x: 0, y: 0, angle: 0, facing: "N", scale: 1, base: 1, opacity: 1, shown: false, ghost: false, pos: null };
     this.robots.set(seat, r);
     return r;
   }
@@ -294,6 +270,11 @@ export class BoardView {
     r.body.setAttribute("transform", `rotate(${r.angle.toFixed(1)})`);
     r.g.style.opacity = r.shown ? String(r.opacity) : "0";
     r.g.style.display = r.shown ? "" : "none";
+    // The number never smaller than viewport.js wants it (crowded robots are drawn at half size).
+    const m = Math.max(1, (this.labelScale || 1) / (r.base || 1));
+    const lift = (4 * r.k).toFixed(2);
+    r.label.setAttribute("transform", m > 1.001 ? `translate(0 ${lift}) scale(${m.toFixed(3)}) translate(0 -${lift})` : "");
+    if (r.seat === this.mine && r.shown && this.viewport) this.viewport.robotMoved(r);
   }
 
   /** Put every robot where ``players`` (the observation's list) says, without animation. */
@@ -537,8 +518,11 @@ export class BoardView {
 
   /** Mark one robot as "you". */
   setMine(seat) {
+    const first = this.mine !== seat;
     this.mine = seat;
     for (const [k, r] of this.robots) r.g.classList.toggle("mine", k === seat);
+    if (this.viewport) this.viewport.renderButtons();
+    if (first && this.viewport) this.viewport.centreOnMine();
   }
 }
 

@@ -13,7 +13,7 @@ import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
 import { PathPreview } from "./preview.js";
-import { copyText, fill, h, numParam, seatUrl, store, toast } from "./util.js";
+import { copyText, fill, h, numParam, seatUrl, store, tableUrl, toast } from "./util.js";
 import { seatChip, seatDot } from "./seats.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
@@ -21,6 +21,7 @@ import { variantInfo } from "./variants.js";
 import { LogView } from "./logview.js";
 import { notifyOn, setNotify, yourTurnAlert } from "./notify.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
+import { t } from "./i18n.js";
 
 const STAGES = {
   setup: "Setup", place: "Setup", competitive: "Setup", round_start: "Round start",
@@ -931,7 +932,9 @@ export class GameScreen {
     }
     rows.push(linkRow("Spectators", `${origin}/?game=${encodeURIComponent(this.gameId)}`, "spectator-link", false));
     return h("div.invites", null, h("h3", null, created ? "Invite links" : "Share"), rows,
-      created ? h("p.hint", null, "Each link plays one seat: send it to one person only.") : null);
+      created ? h("p.hint", null, "Each link plays one seat: send it to one person only.") : null,
+      // Tabletop mode (table.js): this screen shows the board and every seat's QR code.
+      created && this.seat !== null ? h("p.hint", null, h("a", { href: tableUrl(this.gameId), "data-testid": "open-table" }, t("table.switch"))) : null);
   }
 
   // -------------------------------------------------------------- actions

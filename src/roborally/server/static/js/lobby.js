@@ -7,8 +7,9 @@ import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
 import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
-import { fill, h, plural, seatUrl, store, toast } from "./util.js";
+import { fill, h, plural, seatUrl, store, tableUrl, toast } from "./util.js";
 import { seatChip } from "./seats.js";
+import { t } from "./i18n.js";
 
 // The names the server gives seats nobody named (in seat order).
 const COLOUR_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black"];
@@ -74,6 +75,7 @@ export class Lobby {
     this.programInput = h("input", { type: "number", min: low, max: high, value: o.defaults.program_seconds ?? 300, id: "program-seconds", "data-testid": "program-seconds" });
     this.seedInput = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", placeholder: "secret, drawn by the server", id: "seed", "data-testid": "seed" });
     this.publicInput = h("input", { type: "checkbox", checked: true, id: "public" });
+    this.tableInput = h("input", { type: "checkbox", id: "table-mode", "data-testid": "table-mode" });
     this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, "Create game");
     this.createError = h("p.error.form-error", { role: "alert", "data-testid": "create-error", hidden: true });
     const form = h("form.create-form", { onsubmit: (e) => { e.preventDefault(); this.create(); } },
@@ -92,6 +94,7 @@ export class Lobby {
         field("Seed (shown to every player)", this.seedInput, "seed",
           "Empty: the server draws a secret seed and reveals it at the end. A seed you choose is shown to everyone, and whoever knows it can work out every hand."),
         h("label.check", null, this.publicInput, " List in open games (anyone may join)")),
+      h("label.check.table-check", null, this.tableInput, " ", t("table.offer"), h("span.hint", null, t("table.offer_hint"))),
       h("div.form-actions", null, this.createError, this.createBtn));
     fill(this.formBox, h("h2", { id: "new-game-title" }, "New game"), form);
     const me = { kind: "human", me: true };
@@ -292,7 +295,8 @@ export class Lobby {
       const res = await api.create(this.body());
       store.set("created." + res.game_id, res);
       const host = res.seats.find((s) => s.seat === res.host_seat && s.token);
-      location.href = host ? seatUrl(res.game_id, host.token) : `/?game=${encodeURIComponent(res.game_id)}`;
+      const table = this.tableInput.checked && host; // the shared screen of the tabletop mode
+      location.href = table ? tableUrl(res.game_id) : host ? seatUrl(res.game_id, host.token) : `/?game=${encodeURIComponent(res.game_id)}`;
     } catch (error) {
       this.showCreateError(refusalText(error.code, error.message, "create"));
       if (error.retryAfter > 0) this.waitToCreate(error.retryAfter);

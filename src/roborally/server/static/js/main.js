@@ -1,4 +1,5 @@
-// Entry point: ?game=ID[#token=T] plays or watches a game, ?replay=ID replays one, else the lobby.
+// Entry point: ?game=ID[#token=T] plays or watches a game (&table=1: the shared screen of the
+// tabletop mode), ?replay=ID replays one, else the lobby.
 
 import { applyTheme, announce, installGameA11y, installTools, themeButton } from "./a11y.js";
 import { installCardViewer } from "./cardview.js";
@@ -28,6 +29,10 @@ installTools(root, themeButton, helpButton);
 if (replay) {
   installKeys(null, { announce });
   new ReplayScreen(root, replay).start();
+} else if (game && params.has("table")) {
+  // Tabletop mode: this screen shows the board to the table; the players use their phones.
+  const { TableScreen } = await import("./table.js");
+  new TableScreen(root, { gameId: game }).start();
 } else if (game) {
   const token = seatToken();
   // Another seat link for this game opened in this tab changes only the fragment: the browser

@@ -85,6 +85,11 @@ export function seatUrl(gameId, token, origin = "") {
   return `${origin}/?game=${encodeURIComponent(gameId)}#token=${encodeURIComponent(token)}`;
 }
 
+/** The shared screen of the tabletop mode (js/table.js): the board for everyone at the table. */
+export function tableUrl(gameId) {
+  return `/?game=${encodeURIComponent(gameId)}&table=1`;
+}
+
 /** A number from the URL (?speed=4), or a fallback. */
 export function numParam(name, fallback) {
   const v = parseFloat(params.get(name));
