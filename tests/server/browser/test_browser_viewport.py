@@ -5,6 +5,7 @@ and the program controls still on the screen."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -168,14 +169,22 @@ def test_the_biggest_course_with_six_robots_is_playable_on_a_phone(
     box = page.locator(".board-svg").bounding_box()
     assert box is not None
     spot = (box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.3)
-    page.touchscreen.tap(*spot)
-    page.wait_for_timeout(80)
-    page.touchscreen.tap(*spot)
-    assert space_px(page) >= 40
-    page.touchscreen.tap(*spot)
-    page.wait_for_timeout(80)
-    page.touchscreen.tap(*spot)
-    assert abs(space_px(page) - fit) < 1
+    double_tap(page, spot, until=lambda: space_px(page) >= 40)
+    double_tap(page, spot, until=lambda: abs(space_px(page) - fit) < 1)
+
+
+def double_tap(page: Page, spot: tuple[float, float], until: Callable[[], bool]) -> None:
+    """Two taps on ``spot`` close together, until ``until`` holds. On a loaded machine the
+    second tap can come later than a double tap allows (then the taps count as two single
+    ones, as they would for a slow finger): the gesture is tried again, up to three times."""
+    for _ in range(3):
+        page.touchscreen.tap(*spot)
+        page.wait_for_timeout(80)
+        page.touchscreen.tap(*spot)
+        if until():
+            return
+        page.wait_for_timeout(500)  # let a pending single tap pass before trying again
+    assert until(), "a double tap did not zoom"
 
 
 def test_the_mouse_and_the_keyboard_zoom_and_pan(
