@@ -39,6 +39,7 @@ from roborally.content.fairness import new_seed
 from roborally.content.i18n import LANGUAGES, raw_file
 from roborally.engine.core.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.engine.editions import all_editions
+from roborally.server.api_error import ApiError
 from roborally.server.connection import Connection
 from roborally.server.limits import AddressLimits, Refusal
 from roborally.server.protocol import (
@@ -52,6 +53,7 @@ from roborally.server.protocol import (
     error_message,
     same_name,
 )
+from roborally.server.rematch import Rematches
 from roborally.server.room import (
     BROKEN,
     CLOSED,
@@ -72,7 +74,6 @@ from roborally.server.rulesets import (
     timer_rule,
 )
 from roborally.server.settings import GameSettings, ServerOptions
-from roborally.server.social import Rematches
 from roborally.server.store import (
     AsyncStore,
     DamagedStore,
@@ -81,6 +82,7 @@ from roborally.server.store import (
     Store,
     StoreError,
 )
+from roborally.server.tabletop import qr_svg
 from roborally.server.transport import ABORT_KEY, GameWebSocketProtocol, install_log_redaction
 from roborally.server.workers import WorkerLost, WorkerPool
 
@@ -94,21 +96,6 @@ WS_MAX_FRAME = 1 << 20  # uvicorn drops larger frames; up to this size we reply 
 LIST_SECONDS = 1.0  # how long one lobby list answers every caller (at most 2,000 games)
 
 __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
-
-
-class ApiError(Exception):
-    """A refused request. ``close`` ends the connection after the answer (a body the server
-    will not read is then not read at all)."""
-
-    def __init__(
-        self, status: int, code: str, message: str, retry_after: int = 0, close: bool = False
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-        self.close = close
 
 
 def _too_many(refusal: Refusal) -> ApiError:
@@ -811,6 +798,25 @@ async def api_replay(request: Request) -> Response:
     return Response(await room.replay_json(), media_type="application/json")
 
 
+async def api_seat_qr(request: Request) -> Response:
+    """The QR code of a seat's link for the tabletop mode (:mod:`roborally.server.tabletop`)."""
+    room = await _room(request)
+    body = await _body(request)
+    token = body.get("token")
+    try:
+        seat = int(request.path_params["seat"])
+    except ValueError:
+        raise ApiError(404, "unknown_seat", "no such seat") from None
+    if not any(s.index == seat and s.human for s in room.seats):
+        raise ApiError(404, "unknown_seat", f"seat {seat} is not a player's seat in this game")
+    if not isinstance(token, str) or len(token) > 200 or room.seat_for_token(token) != seat:
+        raise ApiError(403, "bad_token", "the token is not this seat's")
+    svg = qr_svg(invite_url(_server(request).link_base(request), room.id, token))
+    if svg is None:  # pragma: no cover - segno comes with the server extra
+        raise ApiError(501, "no_qr_codes", "this server cannot draw QR codes (segno is missing)")
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
 async def translations(request: Request) -> Response:
     """``/i18n/LANG.json``: the page's texts in one language (the same file the command line
     reads, ``roborally.content.i18n``)."""
@@ -1033,6 +1039,7 @@ def create_app(
         Route("/api/games/{game_id}/join", api_join_game, methods=["POST"]),
         Route("/api/games/{game_id}/start", api_start_game, methods=["POST"]),
         Route("/api/games/{game_id}/record", api_record),
+        Route("/api/games/{game_id}/seats/{seat}/qr", api_seat_qr, methods=["POST"]),
         Route("/api/games/{game_id}/replay", api_replay),
         Route("/api/health", api_health),
         Route("/i18n/{lang}.json", translations),

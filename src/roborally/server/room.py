@@ -58,7 +58,7 @@ from roborally.server.store import AsyncStore, Store, StoredGame, StoreError
 from roborally.server.workers import BOTS, PEOPLE, HostLost, WorkerLost, WorkerPool
 
 if TYPE_CHECKING:
-    from roborally.server.social import Rematches
+    from roborally.server.rematch import Rematches
 
 log = logging.getLogger("roborally.server")
 

@@ -9,8 +9,7 @@
   page can show card titles and texts.
 
 Both answers depend only on their query, so they are cached in memory and by the browser.
-The tabletop mode's seat codes (:mod:`roborally.server.tabletop`) and the rules pages come
-with them.
+The rules pages come with them.
 
 Mount them before the static files::
 
@@ -32,7 +31,7 @@ from roborally.content.catalogue import cards_json
 from roborally.content.courses import list_courses
 from roborally.engine.editions import all_editions, edition
 from roborally.render import board_layer
-from roborally.server import rules_pages, tabletop
+from roborally.server import rules_pages
 
 CELL = 48
 MARGIN = 12
@@ -89,7 +88,6 @@ routes: list[BaseRoute] = [
     Route("/api/web/board.svg", board_svg),
     Route("/api/web/cards", cards),
     *rules_pages.routes,  # the rules help pages, /rules/EDITION
-    *tabletop.routes,  # the QR codes of the seats' links, for the tabletop mode
 ]
 
 

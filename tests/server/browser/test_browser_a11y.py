@@ -206,7 +206,14 @@ def axe_script() -> str:
 
 
 def axe_problems(page: Page) -> list[str]:
-    """axe-core's serious and critical violations on the page, in words."""
+    """axe-core's serious and critical violations on the page, in words, once its finite
+    animations and transitions are over (a fading text measured half-way has too little
+    contrast, which no reader sees)."""
+    page.wait_for_function(
+        """() => document.getAnimations().every((a) => a.playState !== "running"
+            || !a.effect || a.effect.getComputedTiming().endTime === Infinity)""",
+        timeout=10_000,
+    )
     page.evaluate(axe_script())
     result = page.evaluate(
         "() => axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)"

@@ -1,0 +1,145 @@
+"""Rematches: a new game with the same seats, course and rules as a finished one, dealt with a
+new seed (the page's **Rematch** button; docs/protocol.md 2.7). Each seat's token in the
+rematch is made from its token in the finished game (:func:`social.rematch_token`), so only
+the holder of a seat's old link reaches the seat; the store keeps only the link between the
+two games. Above the rooms (it makes one), so the rooms know it only as the context's
+``rematches``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING
+
+from roborally.content.fairness import new_seed
+from roborally.engine.core.rng import RNG_VERSION
+from roborally.server.api_error import ApiError
+from roborally.server.connection import Connection
+from roborally.server.protocol import ClientMessage, ProtocolError, message
+from roborally.server.room import GameRoom, Seat, token_hash
+from roborally.server.settings import GameSettings
+from roborally.server.social import prepare, rematch_token, seat_path
+from roborally.server.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from roborally.server.app import GameServer
+
+
+class Rematches:
+    """Makes the rematches of a server's finished games (one per game)."""
+
+    def __init__(self, server: GameServer) -> None:
+        self.server = server
+
+    async def request(self, room: GameRoom, conn: Connection, msg: ClientMessage) -> None:
+        if room.status != "finished":
+            raise ProtocolError("out_of_phase", "a rematch can be asked for once the game is over")
+        token = conn.token
+        if token is None:  # a seat's socket always said hello with its token
+            raise ProtocolError("not_a_player", "only a player of this game can ask")
+        await prepare(room)
+        new = await self._existing(room)
+        created = new is None
+        if new is None:
+            new = await self._create(room, conn)
+        else:
+            await self._claim(new, conn.seat, token)
+        conn.send(message("ack", ref=msg.ref, game_id=new.id, **{"for": "rematch"}))
+        by = room.seats[conn.seat].name if conn.seat is not None else None
+        told = [c for c in room.conns if c.hello] if created else [conn]
+        for other in told:
+            seat_token = None
+            if other.seat is not None and other.token is not None:
+                seat_token = rematch_token(other.token, new.id)
+            other.send(
+                message(
+                    "rematch",
+                    game_id=new.id,
+                    seat=other.seat if seat_token else None,
+                    token=seat_token,
+                    url=seat_path(new.id, seat_token),
+                    by=by,
+                )
+            )
+
+    async def _existing(self, room: GameRoom) -> GameRoom | None:
+        """The rematch already made, unless its lobby was closed (then a new one is made)."""
+        game_id = room.talk.rematch
+        if game_id is None:
+            return None
+        found = await self.server.get_room(game_id)
+        if found is None or found.status not in ("open", "running", "finished"):
+            return None
+        return found
+
+    async def _claim(self, new: GameRoom, index: int | None, token: str) -> None:
+        """Give seat ``index`` of the rematch its token (made from the finished game's)."""
+        if index is None:
+            return
+        async with new.lock:
+            seat = new.seats[index]
+            digest = _hash(rematch_token(token, new.id))
+            if seat.token_hash == digest:
+                return
+            if seat.token_hash is not None:
+                raise ProtocolError("no_free_seat", "somebody else took your seat in the rematch")
+            seat.token_hash, seat.taken = digest, True
+            try:
+                await new._save_seats()
+            except StoreError:
+                seat.token_hash = None
+                raise
+
+    async def _create(self, room: GameRoom, conn: Connection) -> GameRoom:
+        server = self.server
+        address = conn.address
+        try:
+            server._admit(address, False)
+        except ApiError as error:  # too many games: on this server, or from this address
+            raise ProtocolError(
+                "rematch_refused", error.message, retry_after=error.retry_after
+            ) from None
+        old = room.settings
+        settings = GameSettings(
+            edition=old.edition,
+            course=old.course,
+            variants=old.variants,
+            timer_seconds=old.timer_seconds,
+            decision_seconds=old.decision_seconds,
+            grace_seconds=old.grace_seconds,
+            max_rounds=old.max_rounds,
+            seed=new_seed(),
+            first_player=old.first_player,
+            public=old.public,
+            program_seconds=old.program_seconds,
+            seed_chosen=False,
+            rng=RNG_VERSION,
+        )
+        game_id = await server.new_game_id()
+        holders = {c.seat: c.token for c in room.conns if c.seat is not None and c.token}
+        seats = []
+        for s in room.seats:
+            seat = Seat(s.index, s.kind, s.name, s.bot_kind, taken=s.taken or not s.human)
+            token = holders.get(s.index)
+            if token is not None:
+                seat.token_hash = _hash(rematch_token(token, game_id))
+            seats.append(seat)
+        key = (address, False)
+        server.creating[key] += 1
+        try:
+            new = await server.add_room(
+                game_id, settings, seats, _hash(secrets.token_urlsafe(18)), address
+            )
+        except ApiError as error:
+            raise ProtocolError("rematch_refused", error.message) from None
+        finally:
+            server.creating[key] -= 1
+            if server.creating[key] <= 0:
+                del server.creating[key]
+        await room.ctx.store.run(Store.set_rematch, room.id, new.id)
+        room.talk.rematch = new.id
+        return new
+
+
+def _hash(token: str) -> str:
+    return token_hash(token)
