@@ -2,7 +2,8 @@
 
 import { boardSvg } from "./api.js";
 import { icon } from "./icons.js";
-import { h, s, DIRS, seatColour, SEAT_INK } from "./util.js";
+import { t } from "./i18n.js";
+import { h, s, DIRS, DIR_WORDS, seatColour, SEAT_INK } from "./util.js";
 
 const ZOOM_CELL = 34; // px per space when the board is zoomed (wide courses on a phone)
 
@@ -82,7 +83,7 @@ export class BoardView {
     svg.removeAttribute("height");
     svg.classList.add("board-svg");
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Course " + (this.opts.title || this.opts.course));
+    svg.setAttribute("aria-label", t("game.board.course", { course: this.opts.title || this.opts.course }));
     this.svg = svg;
     this.blockedLayer = s("g", { class: "blocked-layer" });
     this.marks = s("g", { class: "mark-layer" });
@@ -95,7 +96,7 @@ export class BoardView {
     this.el.append(this.scroller);
     this.banner = h("div.board-banner", { "aria-live": "polite" });
     this.zoomBtn = h("button.zoom-btn", {
-      type: "button", title: "Zoom the board", "aria-label": "Zoom the board", "data-testid": "zoom",
+      type: "button", title: t("game.board.zoom"), "aria-label": t("game.board.zoom"), "data-testid": "zoom",
       onclick: () => this.toggleZoom(),
     }, icon("zoomIn"));
     this.el.append(this.banner, this.zoomBtn);
@@ -109,7 +110,7 @@ export class BoardView {
     this.zoomed = !this.zoomed;
     this.el.classList.toggle("zoomed", this.zoomed);
     this.zoomBtn.replaceChildren(icon(this.zoomed ? "zoomOut" : "zoomIn"));
-    this.zoomBtn.title = this.zoomed ? "Fit the board" : "Zoom the board";
+    this.zoomBtn.title = this.zoomed ? t("game.board.fit") : t("game.board.zoom");
     this.fit();
     if (this.zoomed) this.scrollTo(this.mine);
   }
@@ -246,7 +247,7 @@ export class BoardView {
       s("text", { x: 0, y: 8.2 * k, "text-anchor": "middle", "font-size": 12 * k, "font-weight": 800, fill: "#14161a", "font-family": "system-ui, sans-serif" }, String(seat + 1)),
     );
     const ring = s("circle", { class: "robot-ring", r: 22 * k, fill: "none", stroke: colour, "stroke-width": 3 * k, opacity: 0 });
-    const title = s("title", {}, name || `Robot ${seat + 1}`);
+    const title = s("title", {}, name || t("common.robot_n", { n: seat + 1 }));
     g.append(title, shadow, ring, body, label);
     this.robotLayer.append(g);
     r = { seat, g, body, ring, title, name: name || `Robot ${seat + 1}`, x: 0, y: 0, angle: 0, facing: "N", scale: 1, base: 1, opacity: 1, shown: false, ghost: false, pos: null };
@@ -317,7 +318,7 @@ export class BoardView {
     r.shown = true;
     r.ghost = ghost;
     r.g.classList.toggle("ghost", ghost);
-    r.title.textContent = r.name + (ghost ? " (rebooting: re-enters here)" : "");
+    r.title.textContent = ghost ? t("game.board.rebooting", { name: r.name }) : r.name;
     this._apply(r);
     this._spread();
   }
@@ -500,7 +501,7 @@ export class BoardView {
     for (const d of DIRS) {
       const a = (ANGLE[d] * Math.PI) / 180;
       const [x, y] = [cx + Math.sin(a) * c * 0.95, cy - Math.cos(a) * c * 0.95];
-      const g = s("g", { class: "choice", role: "button", tabindex: 0, "aria-label": "face " + d, transform: `translate(${x} ${y}) rotate(${ANGLE[d]})` });
+      const g = s("g", { class: "choice", role: "button", tabindex: 0, "aria-label": t("preview.face", { direction: DIR_WORDS[d] }), transform: `translate(${x} ${y}) rotate(${ANGLE[d]})` });
       g.append(
         s("circle", { r: c * 0.32, class: "choice-box" }),
         s("path", { d: `M0 ${-c * 0.2} L${c * 0.17} ${c * 0.1} H${-c * 0.17} Z`, class: "choice-arrow" }),
@@ -520,7 +521,8 @@ export class BoardView {
     this.blockedLayer.replaceChildren(...(positions || []).map(([x, y]) => {
       const g = s("g", { class: "blocked-cube", "data-testid": "blocked-start" });
       g.append(
-        s("title", null, "start space blocked by an energy cube"),
+        s("title", null, t("game.board.blocked_start")),
+
         s("rect", { x: x * c + c * 0.3, y: y * c + c * 0.3, width: c * 0.4, height: c * 0.4, rx: c * 0.06 }),
       );
       return g;
