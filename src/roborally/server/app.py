@@ -41,6 +41,7 @@ from roborally.engine.core.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.engine.editions import all_editions
 from roborally.server.api_error import ApiError
 from roborally.server.connection import Connection
+from roborally.server.index_page import index_route
 from roborally.server.limits import AddressLimits, Refusal
 from roborally.server.protocol import (
     CLOSE_BAD_REQUEST,
@@ -1044,6 +1045,9 @@ def create_app(
         Route("/api/health", api_health),
         Route("/i18n/{lang}.json", translations),
         WebSocketRoute("/ws/{game_id}", game_socket),
+        # The page's first words in the reader's language (index_page.py), then the files.
+        Route("/", index_route(ensure_static())),
+        Route("/index.html", index_route(ensure_static())),
         Mount("/", StaticFiles(directory=ensure_static(), html=True), name="static"),
     ]
     app = Starlette(

@@ -55,6 +55,10 @@ DOC_SCREENSHOTS = {
     "big-course-zoomed-phone",
     "table-join-desktop",
     "table-playing-desktop",
+    "lobby-uk",
+    "lobby-pl",
+    "program-uk",
+    "program-pl",
 }
 PHONE = {"width": 390, "height": 844}
 #: The shortest deadline the test servers take (ServerOptions.min_seconds).
@@ -280,12 +284,19 @@ class Contexts:
         self.opened: list[BrowserContext] = []
 
     def new(self, phone: bool = False) -> BrowserContext:
+        # An English-speaking browser (en-US): the page picks its language from it.
         if phone:
             context = self.browser.new_context(
-                viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True
+                viewport=PHONE,
+                device_scale_factor=1,
+                is_mobile=True,
+                has_touch=True,
+                locale="en-US",
             )
         else:
-            context = self.browser.new_context(viewport=DESKTOP, device_scale_factor=1)
+            context = self.browser.new_context(
+                viewport=DESKTOP, device_scale_factor=1, locale="en-US"
+            )
         context.set_default_timeout(15_000)
         self.opened.append(context)
         return context

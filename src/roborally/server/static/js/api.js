@@ -1,5 +1,7 @@
 // The lobby's HTTP API (docs/protocol.md section 1) and the two web extras.
 
+import { t } from "./i18n.js";
+
 export class ApiError extends Error {
   constructor(status, code, message, retryAfter = 0) {
     super(message);
@@ -18,7 +20,7 @@ async function call(path, { method = "GET", body } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    throw new ApiError(0, "offline", "The server cannot be reached. Is it running?");
+    throw new ApiError(0, "offline", t("error.offline"));
   }
   let data = null;
   try {

@@ -3,7 +3,8 @@
 import { boardSvg } from "./api.js";
 import { hold, reducedMotion } from "./a11y.js";
 import { shapeCentre, shapeSvg } from "./seats.js";
-import { h, s, DIRS, seatColour, SEAT_INK } from "./util.js";
+import { t } from "./i18n.js";
+import { h, s, DIRS, DIR_WORDS, seatColour, SEAT_INK } from "./util.js";
 import { Viewport } from "./viewport.js";
 
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
@@ -83,7 +84,7 @@ export class BoardView {
     svg.removeAttribute("height");
     svg.classList.add("board-svg");
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "Course " + (this.opts.title || this.opts.course));
+    svg.setAttribute("aria-label", t("game.board.course", { course: this.opts.title || this.opts.course }));
     this.svg = svg;
     this.blockedLayer = s("g", { class: "blocked-layer" });
     this.marks = s("g", { class: "mark-layer" });
@@ -226,7 +227,7 @@ export class BoardView {
       s("text", { x: 0, y: (shapeCentre(seat) * 10.5 + 4.3) * k, "text-anchor": "middle", "font-size": 12 * k, "font-weight": 800, fill: "#14161a", "font-family": "system-ui, sans-serif" }, String(seat + 1)),
     );
     const ring = s("circle", { class: "robot-ring", r: 22 * k, fill: "none", stroke: colour, "stroke-width": 3 * k, opacity: 0 });
-    const title = s("title", {}, name || `Robot ${seat + 1}`);
+    const title = s("title", {}, name || t("common.robot_n", { n: seat + 1 }));
     g.append(title, shadow, ring, body, label);
     this.robotLayer.append(g);
     r = { seat, g, body, ring, title, label, k, name: name || `Robot ${seat + 1}`, x: 0, y: 0, angle: 0, facing: "N", scale: 1, base: 1, opacity: 1, shown: false, ghost: false, pos: null };
@@ -302,7 +303,7 @@ export class BoardView {
     r.shown = true;
     r.ghost = ghost;
     r.g.classList.toggle("ghost", ghost);
-    r.title.textContent = r.name + (ghost ? " (rebooting: re-enters here)" : "");
+    r.title.textContent = ghost ? t("game.board.rebooting", { name: r.name }) : r.name;
     this._apply(r);
     this._spread();
   }
@@ -485,7 +486,7 @@ export class BoardView {
     for (const d of DIRS) {
       const a = (ANGLE[d] * Math.PI) / 180;
       const [x, y] = [cx + Math.sin(a) * c * 0.95, cy - Math.cos(a) * c * 0.95];
-      const g = s("g", { class: "choice", role: "button", tabindex: 0, "aria-label": "face " + d, transform: `translate(${x} ${y}) rotate(${ANGLE[d]})` });
+      const g = s("g", { class: "choice", role: "button", tabindex: 0, "aria-label": t("preview.face", { direction: DIR_WORDS[d] }), transform: `translate(${x} ${y}) rotate(${ANGLE[d]})` });
       g.append(
         s("circle", { r: c * 0.32, class: "choice-box" }),
         s("path", { d: `M0 ${-c * 0.2} L${c * 0.17} ${c * 0.1} H${-c * 0.17} Z`, class: "choice-arrow" }),
@@ -505,7 +506,8 @@ export class BoardView {
     this.blockedLayer.replaceChildren(...(positions || []).map(([x, y]) => {
       const g = s("g", { class: "blocked-cube", "data-testid": "blocked-start" });
       g.append(
-        s("title", null, "start space blocked by an energy cube"),
+        s("title", null, t("game.board.blocked_start")),
+
         s("rect", { x: x * c + c * 0.3, y: y * c + c * 0.3, width: c * 0.4, height: c * 0.4, rx: c * 0.06 }),
       );
       return g;

@@ -1,17 +1,13 @@
 // The bots a player can choose, in words: GET /api/options gives each a title, a description and
-// a level (1 Beginner ... 4 Expert; null for kinds kept only for old games and tests).
+// a level (1 Beginner ... 4 Expert; null for kinds kept only for old games and tests). The page
+// names the kinds it knows in its own language (bots.ID.title, bots.ID.description).
 
-// Plain names for the bot kinds of a server that does not send levels yet.
-const FALLBACK = {
-  random: { title: "Random moves", description: "Plays random legal cards: an easy first race." },
-  planner: { title: "Strong", description: "Plays the best program its hand allows for its own robot." },
-  expert: { title: "Expert", description: "Plays like Strong, and also expects the moves of nearby robots." },
-};
+import { hasText, t } from "./i18n.js";
 
 function described(bot) {
-  const plain = FALLBACK[bot.id] || {};
-  const named = bot.title && bot.title !== bot.id;
-  return { ...bot, title: named ? bot.title : plain.title || bot.title || bot.id, description: bot.description || plain.description || "" };
+  const key = `bots.${bot.id}`;
+  if (hasText(key + ".title")) return { ...bot, title: t(key + ".title"), description: t(key + ".description") };
+  return { ...bot, title: bot.title || bot.id, description: bot.description || "" };
 }
 
 /** The bots to offer, weakest first; kinds without a level are left out once levels exist. */
@@ -24,5 +20,6 @@ export function botChoices(options) {
 /** A bot kind's name for people ("Casual"). */
 export function botTitle(options, id) {
   const bot = ((options && options.bots) || []).find((b) => b.id === id);
-  return bot ? described(bot).title : (FALLBACK[id] || {}).title || "bot";
+  if (bot) return described(bot).title;
+  return hasText(`bots.${id}.title`) ? t(`bots.${id}.title`) : t("panel.bot");
 }

@@ -3,63 +3,81 @@
 // button per option, labelled from the option's value, plus the default.
 
 import { cardCost, cardEl, cardText, cardTitle, isCard } from "./cards.js";
-import { fill, h, s, DIR_ARROWS, DIR_WORDS } from "./util.js";
+import { language, t } from "./i18n.js";
+import { fill, h, linked, s, DIR_ARROWS, DIR_WORDS } from "./util.js";
 
 /** A question that replaces another ignores clicks this long (a double click cannot answer
  * the next one); its buttons show as disabled meanwhile. */
 export const GUARD_MS = 450;
 
-const TITLES = {
-  start_space: "Choose your start space",
-  block_start: "Block a start space",
-  shutdown: "Shut down this round?",
-  reboot_facing: "Which way should your robot face?",
-  sidestep: "Sidestep: which way?",
-  card_order: "Which card first?",
-  upgrade_phase: "Upgrade phase",
-  upgrade: "Use an upgrade?",
-  power_down: "Power down?",
-  choice: "Your choice",
-};
+// Titles of the kinds of question (decision.title.*), used when the engine's own question is
+// not known in the page's language.
+const KINDS = ["start_space", "block_start", "shutdown", "reboot_facing", "sidestep", "card_order",
+  "upgrade_phase", "upgrade", "power_down", "choice"];
+const kindTitle = (kind) => (KINDS.includes(kind) ? t("decision.title." + kind) : kind.replace(/_/g, " "));
 
-const VERBS = {
-  install: "Install", uninstall: "Remove", use: "Use", draw: "Draw", put: "Put back",
-  store: "Park", discard: "Discard", keep: "Keep", buy: "Buy",
-};
+// The engine's questions (in English) the page knows, each with its text (decision.prompt.*).
+const PROMPTS = [
+  [/^Program your registers/, "program"],
+  [/^Choose your start space$/, "start_space"],
+  [/^Block a start space/, "block_start"],
+  [/^Shut down this round\?/, "shutdown"],
+  [/^Leave your robot shut down this round/, "stay_shut_down"],
+  [/^Shut your robot down for this round/, "shut_down_classic"],
+  [/^Your robot re-enters( the board)?: choose its facing$/, "reenter_facing"],
+  [/^Your robot starts on checkpoint 1: choose its facing$/, "start_facing"],
+  [/^The archive square is taken/, "archive_taken"],
+  [/^Re-enter powered down/, "reenter_powered_down"],
+  [/^Move 2 to the left or to the right\?$/, "sidestep"],
+  [/^Use an upgrade before your register card\?$/, "window_pre"],
+  [/^Use a movement upgrade after your register card\?$/, "window_post"],
+  [/^Use a temporary upgrade before programming\?$/, "temporary"],
+  [/^Install which permanent upgrade from your reserve/, "reserve_install"],
+  [/^You hold more than 3 upgrades of this type/, "too_many_upgrades"],
+  [/^Fire your main laser or a weapon upgrade instead\?$/, "weapon"],
+  [/^Your robot was destroyed: which option card does it lose\?$/, "lose_option"],
+];
 
-const WORDS = {
-  done: "Done", none: "No", draw: "Draw an upgrade card", keep: "Keep it", yes: "Yes", no: "No",
-  main: "Fire the main laser", laser: "Fire the main laser",
-};
+/** The question in the page's language: the engine's words in English; elsewhere a known
+ * question's translation, or the title of its kind. */
+function question(decision) {
+  const prompt = decision.prompt || "";
+  if (language() === "en" && prompt) return prompt;
+  const known = prompt && PROMPTS.find(([re]) => re.test(prompt));
+  return known ? t("decision.prompt." + known[1]) : kindTitle(decision.kind);
+}
 
-const HELP = {
-  start_space: "Tap a numbered space on the board or a button below.",
-  block_start: "Your cube blocks the space for the other players.",
-  reboot_facing: "Tap an arrow around your robot or a button below.",
-};
+const VERBS = ["install", "uninstall", "use", "draw", "put", "store", "discard", "keep", "buy"];
+
+// Options that are plain words (decision.word.*).
+const WORDS = ["done", "none", "draw", "keep", "yes", "no", "main", "laser", "left", "right", "stay",
+  "forward", "back", "use nothing"];
+
+const HELP = ["start_space", "block_start", "reboot_facing"];
 
 function labelFor(kind, option, decision, words = {}) {
-  if (typeof option === "boolean") return option ? "Yes" : "No";
+  if (typeof option === "boolean") return option ? t("common.yes") : t("common.no");
   if (kind === "reboot_facing" && DIR_WORDS[option]) return `${DIR_ARROWS[option]} ${DIR_WORDS[option]}`;
-  if (kind === "start_space" || kind === "block_start") return `Space ${option}`;
+  if (kind === "start_space" || kind === "block_start") return t("decision.space_n", { n: option });
   if (kind === "card_order" && Array.isArray(option)) {
     const cards = (decision.info && decision.info.cards) || [];
     return option.map((i) => cardTitle(cards[i] !== undefined ? cards[i] : i)).join(" → ");
   }
   if (typeof option === "string") {
-    const who = (n) => (words.who ? words.who(Number(n) - 1) : `player ${n}`);
+    const who = (n) => (words.who ? words.who(Number(n) - 1) : t("decision.player_n", { n }));
     let m = /^undo install (\S+)$/.exec(option);
     if (m) {
       const cost = cardCost(m[1]);
-      return `Take back the install of ${cardTitle(m[1])}${cost ? ` (refund ${cost} energy)` : ""}`;
+      return cost ? t("decision.undo_install_refund", { card: cardTitle(m[1]), cost }) : t("decision.undo_install", { card: cardTitle(m[1]) });
     }
-    if ((m = /^switch p(\d+)$/.exec(option))) return `Switch places with ${who(m[1])}`;
-    if ((m = /^use re_initialize p(\d+)$/.exec(option))) return `Use Re-Initialize: ${who(m[1])} takes the priority token`;
-    if ((m = /^swap p(\d+) (\S+)$/.exec(option))) return `Swap it for ${who(m[1])}'s ${cardTitle(m[2])}`;
+    if ((m = /^switch p(\d+)$/.exec(option))) return t("decision.switch_places", { name: who(m[1]) });
+    if ((m = /^use re_initialize p(\d+)$/.exec(option))) return t("decision.re_initialize", { name: who(m[1]) });
+    if ((m = /^swap p(\d+) (\S+)$/.exec(option))) return t("decision.swap_for", { name: who(m[1]), card: cardTitle(m[2]) });
     if ((m = /^(boink|zoop) ([NESW])$/.exec(option))) {
-      return m[1] === "boink" ? `Boink: move 1 space ${DIR_WORDS[m[2]]}` : `Zoop: turn to face ${DIR_WORDS[m[2]]}`;
+      return t("decision." + m[1], { direction: DIR_WORDS[m[2]] });
     }
-    if (words.targetName && isCard(option)) return `${cardTitle(option)} at ${words.targetName}`;
+    if ((m = /^use ([NESW])$/.exec(option))) return `${DIR_ARROWS[m[1]]} ${DIR_WORDS[m[1]]}`;
+    if (words.targetName && isCard(option)) return t("decision.card_at", { card: cardTitle(option), name: words.targetName });
     return phrase(option);
   }
   if (Array.isArray(option)) return option.map((o) => (typeof o === "string" ? cardTitle(o) : String(o))).join(" → ");
@@ -69,15 +87,17 @@ function labelFor(kind, option, decision, words = {}) {
 
 /** "install spam_filter" -> "Install Spam Filter (2⚡)"; "hw_two" -> its title; "LEFT" -> "Left". */
 function phrase(option) {
-  if (WORDS[option.toLowerCase()]) return WORDS[option.toLowerCase()];
+  const lower = option.toLowerCase();
+  if (WORDS.includes(lower)) return t("decision.word." + lower.replace(/ /g, "_"));
   if (isCard(option)) return cardTitle(option);
   const [verb, ...rest] = option.split(" ");
   const object = rest.join(" ");
   if (object && isCard(object)) {
     const cost = verb === "install" || verb === "buy" ? cardCost(object) : null;
-    return `${VERBS[verb] || cap(verb)} ${cardTitle(object)}${cost !== null ? ` (${cost}⚡)` : ""}`;
+    const card = cardTitle(object) + (cost !== null ? ` (${cost}⚡)` : "");
+    return VERBS.includes(verb) ? t("decision.verb." + verb, { card }) : `${cap(verb)} ${card}`;
   }
-  return cap(option.toLowerCase().replace(/_/g, " "));
+  return cap(lower.replace(/_/g, " "));
 }
 
 const cap = (text) => text.replace(/^./, (c) => c.toUpperCase());
@@ -113,7 +133,7 @@ function handRow(decision, own) {
     || options.some((o) => /memory_swap|calibration_protocol/.test(o));
   if (!about || !hand.length) return null;
   return h("div.upgrade-row.decision-hand", { "data-testid": "decision-hand" },
-    h("span.upgrade-label", null, "Your hand"),
+    h("span.upgrade-label", null, t("program.hand")),
     h("div.upgrade-cards", null, hand.map((c) => cardEl(c, { small: true }))));
 }
 
@@ -127,9 +147,9 @@ function upgradeSummary(decision, own) {
     ? h("div.upgrade-row", null, h("span.upgrade-label", null, title), h("div.upgrade-cards", null, cards.map((c) => cardEl(c))))
     : null;
   return h("div.upgrade-summary", null,
-    energy !== null && energy !== undefined ? h("p.energy-line", null, h("strong", null, `${energy} ⚡`), " energy to spend") : null,
-    row("Installed", installed),
-    row("In reserve", reserve));
+    energy !== null && energy !== undefined ? h("p.energy-line", null, h("strong", null, `${energy} ⚡`), " ", t("decision.energy_to_spend", { count: energy })) : null,
+    row(t("decision.installed"), installed),
+    row(t("decision.in_reserve"), reserve));
 }
 
 /**
@@ -144,7 +164,7 @@ function upgradeSummary(decision, own) {
 export function decisionControls(decision, ctx) {
   const kind = decision.kind;
   const options = decision.options || [];
-  const name = (seat) => (ctx.name ? ctx.name(seat) : `player ${seat + 1}`);
+  const name = (seat) => (ctx.name ? ctx.name(seat) : t("decision.player_n", { n: seat + 1 }));
   const target = targetSeat(decision);
   const words = { who: name, targetName: target !== null && /-weapon$/.test(decision.id || "") ? name(target) : null };
   let sent = false;
@@ -177,13 +197,13 @@ export function decisionControls(decision, ctx) {
   const confirmBox = h("div.confirm", { hidden: true, role: "alertdialog", "data-testid": "confirm" });
   const confirm = (option, card) => {
     const yes = h("button.danger", { type: "button", "data-testid": "confirm-yes", onclick: () => send(option) },
-      "Yes, discard it");
+      t("decision.confirm_yes"));
     const no = h("button", { type: "button", "data-testid": "confirm-no", onclick: () => {
       if (guarded) return;
       confirmBox.hidden = true;
       row.hidden = false;
-    } }, "No, keep it");
-    fill(confirmBox, h("p.confirm-text", null, `${cardTitle(card)} goes to the discard pile for good. Discard it?`),
+    } }, t("decision.confirm_no"));
+    fill(confirmBox, h("p.confirm-text", null, t("decision.confirm_text", { card: cardTitle(card) })),
       h("div.choices", null, no, yes));
     buttons.push(yes);
     row.hidden = true;
@@ -213,7 +233,7 @@ export function decisionControls(decision, ctx) {
   });
   if (!options.length) {
     const b = h("button.primary", { type: "button", "data-testid": "choice", onclick: () => send("timeout") },
-      decision.default ? `OK: ${decision.default}` : "Continue");
+      decision.default ? t("decision.ok_default", { choice: labelFor(kind, decision.default, decision, words) }) : t("lobby.continue"));
     buttons.push(b);
     row.append(b);
   }
@@ -233,7 +253,7 @@ export function decisionControls(decision, ctx) {
     const choices = options
       .map((n) => {
         const sp = ctx.startSpaces.find((x) => x.number === n);
-        return sp ? { pos: sp.pos, label: String(n), value: n, title: "Start space " + n } : null;
+        return sp ? { pos: sp.pos, label: String(n), value: n, title: t("decision.start_space_n", { n }) } : null;
       })
       .filter(Boolean);
     afterGuard(() => ctx.board.showChoices(choices, choose));
@@ -246,7 +266,7 @@ export function decisionControls(decision, ctx) {
   if (ctx.board && target !== null) ctx.board.ready.then(() => !sent && !closed && ringTarget(ctx.board, target, name(target)));
   // The engine's prompt is the question; a part in brackets becomes the note under it.
   // Players by name, not by number ("P2"), and "1 space", not "1 space(s)".
-  let title = (decision.prompt || TITLES[kind] || kind.replace(/_/g, " "))
+  let title = question(decision)
     .replace(/\bP(\d+)\b/g, (m, n) => name(Number(n) - 1))
     .replace(/\b1 (\w+)\(s\)/g, "1 $1").replace(/(\w+)\(s\)/g, "$1s");
   let prompt = null;
@@ -256,26 +276,25 @@ export function decisionControls(decision, ctx) {
     prompt = cap(split[2]) + ".";
   }
   if (kind === "upgrade_phase") {
-    title = "Upgrade phase";
-    prompt = "Draw or install upgrades with your energy, then press Done.";
+    title = t("decision.title.upgrade_phase");
+    prompt = t("decision.upgrade_phase_help");
   }
   const upgrades = kind === "upgrade_phase" || (decision.info && decision.info.window === "upgrade");
   const window = decision.info && typeof decision.info.window === "string" ? decision.info.window : null;
   const aim = target !== null
     ? h("p.target-line", { "data-testid": "decision-target" },
-      words.targetName ? "Target: " : "Robot concerned: ",
-      h("strong", null, name(target)), " (ringed on the board)")
+      ...linked(words.targetName ? t("decision.target") : t("decision.concerned"), { name: () => h("strong", null, name(target)) }))
     : null;
   const el = h("div.decision", { "data-testid": "decision", "data-kind": kind, "data-window": window, "data-decision": decision.id },
     h("h3", null, title),
     prompt ? h("p.prompt", null, prompt) : null,
     aim,
-    HELP[kind] ? h("p.hint", null, HELP[kind]) : null,
+    HELP.includes(kind) ? h("p.hint", null, t("decision.help." + kind)) : null,
     upgrades ? upgradeSummary(decision, ctx.ownPlayer) : null,
     handRow(decision, ctx.ownPlayer),
     row,
     confirmBox,
-    decision.default && options.length ? h("p.default", null, "If time runs out: " + decision.default + ".") : null,
+    decision.default && options.length ? h("p.default", null, t("decision.default", { choice: labelFor(kind, decision.default, decision, words) })) : null,
   );
   return {
     el,
@@ -299,7 +318,8 @@ function ringTarget(board, seat, label) {
   if (!robot || !robot.pos || !board.marks) return;
   const [cx, cy] = board.centre(robot.pos);
   const ring = s("g", { class: "target-mark", "data-testid": "target-mark", "data-seat": seat },
-    s("title", null, `Target: ${label}`),
+    s("title", null, t("decision.target_title", { name: label })),
+
     s("circle", { cx, cy, r: board.cell * 0.58, class: "target-ring" }),
     s("circle", { cx, cy, r: board.cell * 0.7, class: "target-ring outer" }));
   board.marks.append(ring);

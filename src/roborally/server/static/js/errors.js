@@ -1,11 +1,14 @@
 // What the page says when the server refuses something: plain words, never a raw error code.
 // The server's own message is shown where it says something a person can use (when to try
-// again, what the limit is); otherwise the page says it in its own words.
+// again, what the limit is; its messages are in English, so only an English page shows them);
+// otherwise the page says it in its own words (error.*).
+
+import { language, t } from "./i18n.js";
 
 const cap = (text) => String(text || "").replace(/^./, (c) => c.toUpperCase());
 const sentence = (text) => {
-  const t = cap(String(text || "").trim());
-  return t && !/[.!?]$/.test(t) ? t + "." : t;
+  const said = cap(String(text || "").trim());
+  return said && !/[.!?]$/.test(said) ? said + "." : said;
 };
 
 /** The name a "name_taken" message is about (the server quotes it), or null. */
@@ -14,64 +17,67 @@ function quotedName(message) {
   return m ? (m[1] || m[2] || m[3]).trim() : null;
 }
 
+/** The server's own words, where they help (in English: the server speaks English). */
+const detail = (message, fallback) => (language() === "en" && sentence(message)) || t(fallback);
+
 /**
  * Words for a refusal. code and message come from the server (an HTTP error body or a WebSocket
  * error); doing says what was tried: "create", "join", "hello", "decide", "ready", "start", ...
  */
 export function refusalText(code, message, doing = "") {
+  const english = language() === "en";
+  // The server's message after its code's own words (English pages only), e.g. a bad name.
+  const after = (key, clean) => {
+    const said = english ? clean(String(message || "")) : "";
+    return said ? t(key + "_detail", { detail: said }) : t(key);
+  };
   switch (code) {
     case "name_taken": {
       const name = quotedName(message);
-      if (doing === "create") {
-        return `Two players have the same name${name ? ` (${name})` : ""}. Every player needs a name of their own.`;
-      }
-      return `Another player in this game is already called ${name || "that"}. Please pick another name.`;
+      if (doing === "create") return name ? t("error.name_taken_create_named", { name }) : t("error.name_taken_create");
+      return name ? t("error.name_taken_named", { name }) : t("error.name_taken");
     }
     case "bad_name":
-      return `That name does not work: ${String(message || "").replace(/^seats\[\d+\]: /, "")}.`;
+      return after("error.bad_name", (m) => m.replace(/^seats\[\d+\]: /, ""));
     case "rate_limited":
-      if (doing === "create") return `Too many new games at once. ${sentence(message)}`;
-      return "You are clicking faster than the server takes it. Wait a moment, then try again.";
+      if (doing === "create") return `${t("error.rate_limited_create")} ${detail(message, "error.try_later")}`;
+      return t("error.rate_limited");
     case "too_many_games":
-      return `Too many games at once. ${sentence(message)}`;
+      return `${t("error.too_many_games")} ${detail(message, "error.try_later")}`;
     case "server_full":
-      return doing === "watch"
-        ? "This game has as many spectators as it can take. Try again later."
-        : `The server is busy. ${sentence(message)}`;
+      return doing === "watch" ? t("error.spectators_full") : `${t("error.server_busy")} ${detail(message, "error.try_later")}`;
     case "too_many_connections":
-      return "Too many tabs or windows from your address are connected. Close some of them.";
+      return t("error.too_many_connections");
     case "storage_failed":
-      return doing === "decide"
-        ? "The server could not save your move, so nothing changed. Please send it again."
-        : "The server could not save this, so nothing changed. Please try again in a moment.";
+      return doing === "decide" ? t("error.storage_failed_move") : t("error.storage_failed");
     case "auto_play":
-      return "The game is playing for you right now. Press \u201cI'm back\u201d to play yourself again.";
+      return t("error.auto_play");
     case "replaced":
-      return "This seat was opened in another tab or window, so this one stopped.";
+      return t("error.replaced");
     case "no_free_seat":
-      return "There is no free seat in this game any more.";
+      return t("error.no_free_seat");
     case "not_open":
-      return "This game has already started.";
+      return t("error.not_open");
     case "private_game":
-      return "This game takes players by invitation only.";
+      return t("error.private_game");
     case "unknown_game":
-      return sentence(message) || "There is no such game.";
+      return (english && sentence(message)) || t("error.unknown_game");
     case "bad_token":
     case "token_in_url":
-      return "This link is not valid for this game.";
+      return t("error.bad_token");
     case "offline":
-      return "The server cannot be reached. Is it running?";
+      return t("error.offline");
     case "illegal_action":
     case "invalid_action":
-      return `The server did not accept that: ${String(message || "").replace(/^[\w-]+: /, "")}.`;
+      return after("error.not_accepted", (m) => m.replace(/^[\w-]+: /, ""));
     case "out_of_phase":
     case "not_pending":
-      return "That is not possible right now; the game has moved on.";
+      return t("error.moved_on");
     case "bad_request":
     case "bad_json":
     case "too_large":
-      return `The server did not accept the request: ${String(message || "").replace(/'/g, "")}.`;
+      return after("error.bad_request", (m) => m.replace(/'/g, ""));
     default:
-      return sentence(message) || "Something went wrong. Please try again.";
+      return (english && sentence(message)) || t("error.unknown");
   }
 }

@@ -2,10 +2,8 @@
 // SHA-256 of the seed's 32 big-endian bytes) is shown while it runs; at the end the seed is
 // revealed, and the page checks it against the commitment.
 
-import { h } from "./util.js";
-
-export const FAIR_SENTENCE =
-  "The shuffles are fixed before the game starts; at the end the seed is revealed so anyone can check.";
+import { t } from "./i18n.js";
+import { h, linked } from "./util.js";
 
 /** The seed ("0x" and hex, or decimal text) as its 32 big-endian bytes, or null. */
 export function seedBytes(seed) {
@@ -135,8 +133,8 @@ export function seedLabel(seed) {
 export function commitmentNote(commitment) {
   if (!commitment) return null;
   return h("div.fair-note", { "data-testid": "fairness-info" },
-    h("span.fair-title", null, "Fair shuffles "), longValue(commitment, "seed-commitment"),
-    h("p.hint", null, FAIR_SENTENCE));
+    h("span.fair-title", null, t("fair.title"), " "), longValue(commitment, "seed-commitment"),
+    h("p.hint", null, t("fair.sentence")));
 }
 
 /** The clear warning every player gets when the host chose the seed. */
@@ -144,8 +142,8 @@ export function chosenSeedWarning(seed) {
   const label = seedLabel(seed);
   const shown = label.length > 20 ? longValue(label, "chosen-seed") : h("strong", { "data-testid": "chosen-seed" }, label);
   return h("div.seed-warning", { role: "note", "data-testid": "seed-warning" },
-    h("strong", null, "The host chose the seed "), shown, h("strong", null, ". "),
-    "Whoever knows the seed can work out every hand.");
+    ...linked(t("fair.host_chose"), { seed: () => shown }).map((part) => (typeof part === "string" ? h("strong", null, part) : part)),
+    " ", t("fair.whoever_knows"));
 }
 
 /**
@@ -155,24 +153,20 @@ export function chosenSeedWarning(seed) {
  */
 export function revealBox(info) {
   const { seed, commitment } = info;
-  const verdict = h("p.fair-verdict", { "data-testid": "fairness-verdict" }, "Checking the seed…");
+  const verdict = h("p.fair-verdict", { "data-testid": "fairness-verdict" }, t("fair.checking"));
   const box = h("div.fair-result", { "data-testid": "fairness", "data-verified": "pending" },
-    h("div.fair-line", null, h("span.fair-title", null, "Fair shuffles: the seed was "), longValue(seed, "revealed-seed")),
+    h("div.fair-line", null, h("span.fair-title", null, t("fair.seed_was"), " "), longValue(seed, "revealed-seed")),
     verdict,
-    h("p.hint", null, info.chosen
-      ? "The host chose this seed and everyone was shown it before the game. "
-      : "",
-    "Anyone can check the whole game: download the record and run ",
-    h("code", null, `roborally verify ${info.record || "FILE.rec"}`), "."));
+    h("p.hint", null, info.chosen ? t("fair.host_chose_shown") + " " : "",
+      ...linked(t("fair.check_record"), { command: () => h("code", null, `roborally verify ${info.record || "FILE.rec"}`) })));
   seedMatches(seed, commitment).then((ok) => {
     box.dataset.verified = ok ? "true" : "false";
     box.classList.add(ok ? "ok" : "bad");
     verdict.replaceChildren(ok
-      ? h("span", null, h("span.tick", { "aria-hidden": "true" }, "✓ "), "It matches the commitment shown before the game started.")
+      ? h("span", null, h("span.tick", { "aria-hidden": "true" }, "✓ "), t("fair.matches"))
       : h("span", null, h("span.cross", { "aria-hidden": "true" }, "✗ "),
-        "Warning: this seed does not match the commitment shown before the game (",
-        longValue(commitment || "none", "commitment-shown"),
-        "). The shuffles of this game cannot be trusted."));
+        ...linked(t("fair.mismatch"), { commitment: () => longValue(commitment || "–", "commitment-shown") })));
+
   });
   return box;
 }

@@ -13,7 +13,7 @@ import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
 import { PathPreview } from "./preview.js";
-import { copyText, fill, h, numParam, seatUrl, store, tableUrl, toast } from "./util.js";
+import { copyText, fill, h, linked, numParam, seatUrl, store, tableUrl, toast } from "./util.js";
 import { seatChip, seatDot } from "./seats.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
@@ -21,17 +21,19 @@ import { variantInfo } from "./variants.js";
 import { LogView } from "./logview.js";
 import { notifyOn, setNotify, yourTurnAlert } from "./notify.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
-import { t } from "./i18n.js";
+import { hasText, languageSwitcher, t } from "./i18n.js";
 
+// The stage of the round an observation names, as the phase line shows it (game.stage.*).
 const STAGES = {
-  setup: "Setup", place: "Setup", competitive: "Setup", round_start: "Round start",
-  upgrade: "Upgrade phase", draw: "Programming", program: "Programming", shutdown: "Programming",
-  reveal: "Activation", turns: "Activation", board: "Activation", end_round: "Round end",
+  setup: "setup", place: "setup", competitive: "setup", round_start: "round_start",
+  upgrade: "upgrade", draw: "programming", program: "programming", shutdown: "programming",
+  reveal: "activation", turns: "activation", board: "activation", end_round: "round_end",
 };
+const stageName = (stage) => (STAGES[stage] ? t("game.stage." + STAGES[stage]) : stage.replace(/_/g, " "));
 
 export const SPEEDS = [
   { value: 0.5, label: "½×" }, { value: 1, label: "1×" }, { value: 2, label: "2×" },
-  { value: 4, label: "4×" }, { value: 0, label: "Instant" },
+  { value: 4, label: "4×" }, { value: 0, label: null },
 ];
 
 /** The cards in a player's own registers (register number -> card), as its owner sees them. */
@@ -46,13 +48,13 @@ function ownProgram(own) {
 /** The speed menu shared by the game and the replay screens. */
 export function speedControl(current, onChange) {
   const select = h("select.speed-select", {
-    "aria-label": "Animation speed", "data-testid": "speed",
+    "aria-label": t("game.speed_label"), "data-testid": "speed",
     onchange: () => onChange(parseFloat(select.value)),
   });
   const values = SPEEDS.map((s) => s.value);
   const options = values.includes(current) ? SPEEDS : [...SPEEDS, { value: current, label: current + "×" }];
-  for (const s of options) select.append(h("option", { value: String(s.value), selected: s.value === current }, s.label));
-  return h("label.speed", null, h("span.speed-label", null, "Speed"), select);
+  for (const s of options) select.append(h("option", { value: String(s.value), selected: s.value === current }, s.label ?? t("game.speed_instant")));
+  return h("label.speed", null, h("span.speed-label", null, t("game.speed")), select);
 }
 
 /** An idle or decision deadline of the player's own decision is shown this close to its end. */
@@ -90,36 +92,37 @@ export class GameScreen {
   }
 
   build() {
-    this.phaseEl = h("span.phase", { "data-testid": "phase" }, "Connecting…");
+    this.phaseEl = h("span.phase", { "data-testid": "phase" }, t("game.connecting"));
     this.titleEl = h("span.gtitle", null, "RoboRally");
     this.timerEl = h("span.timer", { hidden: true, "data-testid": "timer", role: "timer" });
-    this.connEl = h("span.conn", { title: "connection" });
-    this.skipBtn = h("button.skip", { type: "button", "data-testid": "skip", onclick: () => this.anim && this.anim.skip() }, icon("skip"), "Skip");
+    this.connEl = h("span.conn", { title: t("game.conn.title") });
+    this.skipBtn = h("button.skip", { type: "button", "data-testid": "skip", onclick: () => this.anim && this.anim.skip() }, icon("skip"), t("game.skip"));
     const speed = speedControl(this.speed, (v) => {
       this.speed = v;
       store.set("speed", v);
       if (this.anim) this.anim.speed = v;
     });
     this.banner = h("div.conn-banner", { hidden: true, "data-testid": "conn-banner", role: "alert" });
-    this.backBtn = h("button.primary.small", { type: "button", "data-testid": "back", onclick: () => this.comeBack() }, "I'm back");
+    this.backBtn = h("button.primary.small", { type: "button", "data-testid": "back", onclick: () => this.comeBack() }, t("game.back"));
     this.autoBanner = h("div.auto-banner", { hidden: true, "data-testid": "auto-banner", role: "alert" },
-      h("span", null, "You were away too long, so the game is playing for you."), this.backBtn);
+      h("span", null, t("game.auto_banner")), this.backBtn);
     const top = h("header.topbar", null,
-      h("a.brand", { href: "/", title: "Back to the lobby" }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
+      h("a.brand", { href: "/", title: t("game.to_lobby") }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
       h("div.gameinfo", null, this.titleEl, this.phaseEl),
       this.timerEl,
       h("div.anim-controls", null, speed, this.skipBtn),
-      this.rulesEl = rulesLink("2023", "", "Rules", { "data-testid": "rules", title: "The rules, in a new tab" }),
+      this.rulesEl = rulesLink("2023", "", t("game.rules"), { "data-testid": "rules", title: t("game.rules_title") }),
       this.notifyBtn = h("button.icon.notify-toggle", { type: "button", "data-testid": "notify-toggle", onclick: () => this.toggleNotify() }),
+      languageSwitcher(),
       this.connEl,
     );
-    this.boardArea = h("section.board-area", { "aria-label": "Board" }, h("p.loading", null, "Loading the board…"));
-    this.tray = h("section.tray", { "aria-label": "Your controls", "data-testid": "tray" });
+    this.boardArea = h("section.board-area", { "aria-label": t("game.board") }, h("p.loading", null, t("game.loading_board")));
+    this.tray = h("section.tray", { "aria-label": t("game.controls"), "data-testid": "tray" });
     this.playersEl = h("div.players-box");
     this.logView = new LogView((s) => this.name(s));
-    const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Game log"), this.logView.el);
+    const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, t("game.log")), this.logView.el);
     this.infoBody = h("div.info-body");
-    const infoBox = h("details.info-box", { "data-testid": "game-info" }, h("summary", null, "About this game"), this.infoBody);
+    const infoBox = h("details.info-box", { "data-testid": "game-info" }, h("summary", null, t("game.about")), this.infoBody);
     this.legendSlot = h("div.legend-slot");
     this.side = h("aside.side", null, this.playersEl, logBox, this.legendSlot, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
@@ -147,8 +150,8 @@ export class GameScreen {
   // -------------------------------------------------------------- messages
   onStatus(status) {
     this.connEl.className = "conn " + status;
-    this.connEl.title = { online: "connected", connecting: "connecting", reconnecting: "reconnecting" }[status] || "not connected";
-    const lobby = h("a", { href: "/" }, "back to the lobby");
+    this.connEl.title = t(["online", "connecting", "reconnecting"].includes(status) ? "game.conn." + status : "game.conn.offline");
+    const lobby = h("a", { href: "/" }, t("game.lobby_link"));
     const again = (label) => h("button.small", { type: "button", "data-testid": "reconnect", onclick: () => this.sock.retryNow() }, label);
     const show = (...parts) => {
       this.banner.hidden = false;
@@ -158,19 +161,23 @@ export class GameScreen {
       this.banner.hidden = true;
       this.sawState = false;
     } else if (status === "reconnecting") {
-      show("Connection lost. Reconnecting…");
+      show(t("game.conn.lost"));
     } else if (status === "replaced") {
-      show(refusalText("replaced"), " ", again("Play in this tab"));
+      show(refusalText("replaced"), " ", again(t("game.play_here")));
     } else if (status === "busy") {
-      show(refusalText("too_many_connections"), " Trying again every few seconds… ", again("Try now"));
+      show(refusalText("too_many_connections"), " ", t("game.conn.retrying"), " ", again(t("game.try_now")));
     } else if (status === "full") {
-      show(refusalText("server_full", "", "watch"), " ", again("Try again"));
+      show(refusalText("server_full", "", "watch"), " ", again(t("game.try_again")));
     } else if (status === "refused") {
       const fatal = this.sock.fatal || {};
+      const link = (text, href) => h("a", { href }, text);
       if (fatal.code === "unknown_game") {
-        show(refusalText("unknown_game", fatal.message), " Go ", lobby, ".");
+        show(refusalText("unknown_game", fatal.message), " ", ...linked(t("game.go_to_lobby"), { lobby: () => lobby }));
       } else {
-        show("This link is not valid for this game. ", h("a", { href: `/?game=${encodeURIComponent(this.gameId)}` }, "Watch it instead"), " or go ", lobby, ".");
+        show(refusalText("bad_token"), " ", ...linked(t("game.watch_instead"), {
+          watch: (text) => link(text, `/?game=${encodeURIComponent(this.gameId)}`),
+          lobby: () => lobby,
+        }));
       }
     }
   }
@@ -221,11 +228,11 @@ export class GameScreen {
   /** "I'm back": take the seat back from auto-play. */
   comeBack() {
     if (this.sock.send("back") === null) {
-      toast("Not connected; try again in a moment.", "error");
+      toast(t("game.not_connected"), "error");
       return;
     }
     this.backBtn.disabled = true;
-    this.backBtn.textContent = "Taking over…";
+    this.backBtn.textContent = t("game.taking_over");
   }
 
   /** The auto-play banner: shown while the game plays this (connected) seat. */
@@ -234,7 +241,7 @@ export class GameScreen {
     const auto = !!(mine && mine.auto) && st.status === "running";
     if (!auto || this.autoBanner.hidden) {
       this.backBtn.disabled = false;
-      this.backBtn.textContent = "I'm back";
+      this.backBtn.textContent = t("game.back");
     }
     this.autoBanner.hidden = !auto;
   }
@@ -261,7 +268,7 @@ export class GameScreen {
       if (c) {
         this.courseInfo = c;
         this.titleEl.textContent = c.title;
-        this.baseTitle = `${c.title} · RoboRally`;
+        this.baseTitle = t("game.page_title", { course: c.title });
         this.updateTurnNotice();
       }
       this.renderInfo(o);
@@ -337,13 +344,13 @@ export class GameScreen {
     if (!events.some((e) => e.kind === "programmed" && e.seat === this.seat && e.round === round)) return;
     if (this.preview) this.preview.stop(); // the board is about to move: no more ghosts
     if (editor.sending) {
-      editor.close("Locked in. Your registers play as the round goes on.", revealed);
+      editor.close(t("game.locked_in_note"), revealed);
       return;
     }
     const timer = ((this.latest && this.latest.timers) || []).find((t) => t.seat === this.seat && t.decision_id === editor.decision.id && t.reason === "timer");
     const notice = timer && timer.deadline - this.now() < 1
-      ? "Time is up: your program was locked in as it stood, and the game filled the empty registers from your hand."
-      : "The game locked in your program for you: it kept the cards you placed and filled the empty registers from your hand.";
+      ? t("game.time_up_note")
+      : t("game.locked_by_game_note");
     this.answered.add(editor.decision.id);
     this.tray.classList.remove("your-turn");
     editor.close(notice, revealed, true);
@@ -393,7 +400,7 @@ export class GameScreen {
       return;
     }
     if (code === "bad_token" || code === "unknown_game" || code === "token_in_url") {
-      this.phaseEl.textContent = code === "unknown_game" ? "No such game" : "Invalid link";
+      this.phaseEl.textContent = code === "unknown_game" ? t("game.no_such_game") : t("game.invalid_link");
       return;
     }
     if (["replaced", "too_many_connections", "server_full"].includes(code) && msg.for !== "decide") {
@@ -416,7 +423,7 @@ export class GameScreen {
     if (msg.for === "draft" || msg.for === "preview") return; // courtesies: the next change sends another
     if (msg.for === "back") {
       this.backBtn.disabled = false;
-      this.backBtn.textContent = "I'm back";
+      this.backBtn.textContent = t("game.back");
     }
     const text = refusalText(code, msg.message, msg.for || "");
     if (pending !== undefined || msg.for === "decide") {
@@ -449,7 +456,7 @@ export class GameScreen {
   name(seat) {
     const st = this.state || this.latest;
     const s = st && st.seats && st.seats.find((x) => x.seat === seat);
-    return s ? s.name : `Robot ${seat + 1}`;
+    return s ? s.name : t("common.robot_n", { n: seat + 1 });
   }
 
   // ---------------------------------------------------------------- events
@@ -463,7 +470,7 @@ export class GameScreen {
     if (e.kind === "register_started") {
       this.currentRegister = e.register;
       if (!instant) {
-        this.phaseEl.textContent = `Round ${e.round} · Register ${e.register}`;
+        this.phaseEl.textContent = `${t("game.round_n", { n: e.round })} · ${t("game.register_n", { n: e.register })}`;
         this.root.querySelectorAll(".mini-slot.current").forEach((x) => x.classList.remove("current"));
         this.root.querySelectorAll(`.mini-registers .mini-slot:nth-child(${e.register})`).forEach((x) => x.classList.add("current"));
       }
@@ -497,7 +504,7 @@ export class GameScreen {
       this.tray.prepend(strip);
     }
     fill(strip,
-      h("div.reg-title", null, h("strong", null, `Register ${e.register}`), h("span.dim", null, ` of 5 · round ${e.round}`)),
+      h("div.reg-title", null, h("strong", null, t("game.register_n", { n: e.register })), h("span.dim", null, " ", t("game.strip_of", { total: 5, round: e.round }))),
       h("div.reg-cards"));
   }
 
@@ -574,12 +581,12 @@ export class GameScreen {
     const st = this.state;
     const obs = st.observation;
     let text;
-    if (st.status === "open") text = "Waiting room";
-    else if (st.status === "finished" || (obs && obs.over)) text = "Finished";
+    if (st.status === "open") text = t("game.waiting_room");
+    else if (st.status === "finished" || (obs && obs.over)) text = t("game.finished");
     else if (obs) {
-      const stage = STAGES[obs.stage] || obs.stage.replace(/_/g, " ");
-      text = obs.round ? `Round ${obs.round} · ${stage}` : stage;
-      if (obs.register && STAGES[obs.stage] === "Activation") text += ` · Register ${obs.register}`;
+      const stage = stageName(obs.stage);
+      text = obs.round ? `${t("game.round_n", { n: obs.round })} · ${stage}` : stage;
+      if (obs.register && STAGES[obs.stage] === "activation") text += ` · ${t("game.register_n", { n: obs.register })}`;
     } else text = st.status;
     this.phaseEl.textContent = text;
   }
@@ -597,7 +604,7 @@ export class GameScreen {
       timers: st.timers,
       now: () => this.now(),
       waiting: this.waitingSet(st),
-      currentRegister: obs && STAGES[obs.stage] === "Activation" ? obs.register : 0,
+      currentRegister: obs && STAGES[obs.stage] === "activation" ? obs.register : 0,
       botTitle: (id) => botTitle(this.options, id),
     }));
   }
@@ -671,8 +678,8 @@ export class GameScreen {
       // The game plays this seat (see the banner) until the player says "I'm back".
       this.tray.classList.remove("your-turn");
       fill(this.tray, this.waitingTray(st, own), h("div.auto-note", null,
-        h("p.hint", null, "The game is playing for you: it makes your choices until you come back."),
-        h("button.primary", { type: "button", "data-testid": "back-tray", onclick: () => this.comeBack() }, "I'm back")));
+        h("p.hint", null, t("game.auto_note")),
+        h("button.primary", { type: "button", "data-testid": "back-tray", onclick: () => this.comeBack() }, t("game.back"))));
       return;
     }
     if (decision && (decision.kind === "shutdown" || decision.kind === "power_down") && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
@@ -708,7 +715,7 @@ export class GameScreen {
           this.preview.start(decision, own, this.edition);
           this.preview.update(this.editor.program());
         }
-        fill(this.tray, this.trayHead("Program your robot", pending.length > 1 ? `+${pending.length - 1} more` : ""), notice,
+        fill(this.tray, this.trayHead(t("game.program_title"), pending.length > 1 ? t("game.more_questions", { count: pending.length - 1 }) : ""), notice,
           this.preview ? this.preview.panel : null, this.editor.el);
       } else {
         const ctl = decisionControls(decision, {
@@ -728,7 +735,7 @@ export class GameScreen {
           this.lockedByGame.editor.reveal(ownProgram(own)); // the owner sees the cards the game chose
           locked = this.lockedByGame.editor.el;
         }
-        fill(this.tray, this.trayHead("Your move"), notice, ctl.el, locked);
+        fill(this.tray, this.trayHead(t("game.your_move")), notice, ctl.el, locked);
       }
       this.tray.classList.add("your-turn");
       return;
@@ -743,7 +750,7 @@ export class GameScreen {
     const id = this.decisionId;
     const mine = this.tray.classList.contains("your-turn") && id && !this.answered.has(id);
     const base = this.baseTitle || "RoboRally";
-    const title = mine ? `● Your turn – ${base}` : base;
+    const title = mine ? t("game.your_turn_title", { title: base }) : base;
     if (document.title !== title) document.title = title;
     if (mine && this.alerted !== id) {
       this.alerted = id;
@@ -755,7 +762,7 @@ export class GameScreen {
     const on = notifyOn();
     this.notifyBtn.replaceChildren(icon(on ? "bell" : "bellOff"));
     this.notifyBtn.setAttribute("aria-pressed", String(on));
-    const words = `A sound and a buzz when it is your turn: ${on ? "on" : "off"}`;
+    const words = on ? t("notify.toggle_on") : t("notify.toggle_off");
     this.notifyBtn.title = words;
     this.notifyBtn.setAttribute("aria-label", words);
   }
@@ -763,7 +770,7 @@ export class GameScreen {
   toggleNotify() {
     setNotify(!notifyOn());
     this.renderNotify();
-    toast(notifyOn() ? "A sound and a buzz will tell you when it is your turn." : "No sound when it is your turn.");
+    toast(notifyOn() ? t("notify.turned_on") : t("notify.turned_off"));
   }
 
   trayHead(title, extra) {
@@ -779,18 +786,18 @@ export class GameScreen {
     const waiting = obs ? obs.waiting_for.filter((s) => s !== this.seat).map((s) => this.name(s)) : [];
     const submitted = (st.submitted || []).find((a) => Array.isArray(a.choice));
     const parts = [];
-    let title = "Watching the robots";
+    let title = t("game.watching_robots");
     if (submitted) {
-      title = "Program locked in";
+      title = t("game.program_locked");
       const row = h("div.registers.readonly");
       submitted.choice.forEach((c, i) => row.append(h("div.slot.filled", null, h("span.slot-no", null, String(i + 1)), c ? cardEl(c) : cardEl(null))));
       parts.push(row);
     } else if (own) {
-      const active = obs && STAGES[obs.stage] === "Activation";
-      title = (own.registers || []).some((r) => r.count > 0) ? "Your program" : "Your robot";
+      const active = obs && STAGES[obs.stage] === "activation";
+      title = (own.registers || []).some((r) => r.count > 0) ? t("game.your_program") : t("game.your_robot");
       parts.push(registersRow(own, active ? obs.register : 0));
     }
-    if (waiting.length) parts.push(h("p.waiting", { "data-testid": "waiting" }, `Waiting for ${waiting.join(", ")}…`));
+    if (waiting.length) parts.push(h("p.waiting", { "data-testid": "waiting" }, t("game.waiting_for", { names: waiting.join(", ") })));
     return [this.trayHead(title), ...parts];
   }
 
@@ -827,35 +834,37 @@ export class GameScreen {
     const ed = options && (options.editions || []).find((e) => e.id === st.edition);
     const variantTitle = (v) => variantInfo(options, v).title;
     const mins = (sec) => fmtTime(sec);
+    const none = t("game.info.none");
+    const edition = ed && hasText("lobby.edition." + ed.id) ? t("lobby.edition." + ed.id) : ed ? ed.title : st.edition;
     const rows = [
-      ["Rules", ed ? ed.title : st.edition],
-      ["Alternative rules", (st.variants || []).length ? st.variants.map(variantTitle).join(", ") : "none"],
-      ["Programming timer", st.timer_seconds ? mins(st.timer_seconds) : "none"],
+      [t("game.info.rules"), edition],
+      [t("game.info.variants"), (st.variants || []).length ? st.variants.map(variantTitle).join(", ") : none],
+      [t("game.info.timer"), st.timer_seconds ? mins(st.timer_seconds) : none],
       // Speed mode times every program; otherwise programming without the clock has this.
-      ["Time to program (no timer)", !(st.variants || []).includes("speed") && st.program_seconds ? mins(st.program_seconds) : null],
-      ["Other decisions", st.decision_seconds ? mins(st.decision_seconds) : null],
-      ["Round limit", st.max_rounds ? String(st.max_rounds) : "none"],
+      [t("game.info.program_time"), !(st.variants || []).includes("speed") && st.program_seconds ? mins(st.program_seconds) : null],
+      [t("game.info.decision_time"), st.decision_seconds ? mins(st.decision_seconds) : null],
+      [t("game.info.round_limit"), st.max_rounds ? String(st.max_rounds) : none],
     ].filter((r) => r[1]);
     fill(this.infoBody,
       h("dl.info-list", null, rows.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
-      h("p.hint", null, "When a player lets that time pass, the game plays for them until they come back."),
+      h("p.hint", null, t("game.info.idle_hint")),
       this.fairness());
   }
 
   spectatorTray(obs) {
-    const text = obs ? `Round ${obs.round}. You are watching: nobody's hand is shown.` : "You are watching.";
-    return [this.trayHead("Spectating"), h("p.hint", { "data-testid": "spectator-note" }, text)];
+    const text = obs ? t("game.spectator_round", { n: obs.round }) : t("game.spectator");
+    return [this.trayHead(t("game.spectating")), h("p.hint", { "data-testid": "spectator-note" }, text)];
   }
 
   finishedTray(st) {
     const o = st.outcome || {};
     return [
-      this.trayHead("Game over"),
-      h("p.result-line", { "data-testid": "result-line" }, prettyResult(o.result) || "The game is over."),
+      this.trayHead(t("game.over")),
+      h("p.result-line", { "data-testid": "result-line" }, prettyResult(o.result) || t("game.over_line")),
       this.revealSlot(),
       h("div.program-actions", null,
-        h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, "Show result"),
-        h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "open-replay" }, "Watch the replay")),
+        h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, t("game.show_result")),
+        h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "open-replay" }, t("game.watch_replay"))),
     ];
   }
 
@@ -863,13 +872,13 @@ export class GameScreen {
     const st = this.state;
     const mine = st.seats.find((s) => s.seat === this.seat);
     const isHost = this.welcome && this.welcome.host;
-    const parts = [this.trayHead("Waiting room")];
+    const parts = [this.trayHead(t("game.waiting_room"))];
     const humans = st.seats.filter((s) => s.kind === "human");
     const missing = humans.filter((s) => !s.taken || !s.connected || !s.ready).map((s) => s.name);
     if (mine) {
       // A name being typed survives the waiting room being drawn again (someone joined).
       const typed = this.nameDraft !== undefined && this.nameDraft !== mine.name ? this.nameDraft : mine.name;
-      const nameInput = h("input", { type: "text", value: typed, maxlength: 20, "aria-label": "Your name", "data-testid": "name-input" });
+      const nameInput = h("input", { type: "text", value: typed, maxlength: 20, "aria-label": t("game.your_name"), "data-testid": "name-input" });
       const saveName = () => {
         const v = nameInput.value.trim();
         if (!v || v === mine.name || v === this._rename) return;
@@ -884,7 +893,7 @@ export class GameScreen {
       if (this.nameFocused) requestAnimationFrame(() => nameInput.isConnected && nameInput.focus());
       nameInput.addEventListener("focus", () => (this.nameFocused = true));
       nameInput.addEventListener("blur", () => (this.nameFocused = false));
-      parts.push(h("div.field-row", null, h("label", null, "Your name ", nameInput)));
+      parts.push(h("div.field-row", null, h("label", null, t("game.your_name"), " ", nameInput)));
       const wanted = this.wantReady !== undefined ? this.wantReady : mine.ready;
       const ready = h("button." + (wanted ? "ghost" : "primary"), {
         type: "button", "data-testid": "ready",
@@ -898,22 +907,20 @@ export class GameScreen {
           this.wantReady = !wanted;
           this.flushReady();
         },
-      }, wanted ? "Not ready" : "I'm ready");
+      }, wanted ? t("game.not_ready") : t("game.ready"));
       const row = h("div.program-actions", null, ready);
       if (isHost) {
         row.append(h("button.primary.start", {
           type: "button", "data-testid": "start-game",
           onclick: () => this.sock.send("start"),
-        }, "Start the game", icon("play")));
+        }, t("game.start"), icon("play")));
       }
       parts.push(row);
-      parts.push(h("p.hint", null, isHost
-        ? "The game starts when every player is ready, or when you start it. Seats nobody takes are played automatically."
-        : "The game starts when every player is ready or the host starts it."));
+      parts.push(h("p.hint", null, isHost ? t("game.start_hint_host") : t("game.start_hint")));
     } else {
-      parts.push(h("p.hint", null, "You are watching. The game starts when the players are ready."));
+      parts.push(h("p.hint", null, t("game.start_hint_watch")));
     }
-    if (missing.length) parts.push(h("p.waiting", null, `Waiting for: ${missing.join(", ")}`));
+    if (missing.length) parts.push(h("p.waiting", null, t("game.waiting_for_list", { names: missing.join(", ") })));
     parts.push(...this.fairness().filter(Boolean));
     parts.push(this.invites());
     return parts;
@@ -927,12 +934,12 @@ export class GameScreen {
       for (const seat of created.seats) {
         if (seat.kind !== "human" || seat.seat === this.seat) continue;
         const live = this.state.seats.find((s) => s.seat === seat.seat);
-        rows.push(linkRow(`Seat ${seat.seat + 1} · ${live ? live.name : seat.name}`, seatUrl(this.gameId, seat.token, origin), `invite-${seat.seat}`, live && live.taken));
+        rows.push(linkRow(`${t("lobby.seat_n", { n: seat.seat + 1 })} · ${live ? live.name : seat.name}`, seatUrl(this.gameId, seat.token, origin), `invite-${seat.seat}`, live && live.taken));
       }
     }
-    rows.push(linkRow("Spectators", `${origin}/?game=${encodeURIComponent(this.gameId)}`, "spectator-link", false));
-    return h("div.invites", null, h("h3", null, created ? "Invite links" : "Share"), rows,
-      created ? h("p.hint", null, "Each link plays one seat: send it to one person only.") : null,
+    rows.push(linkRow(t("game.spectators"), `${origin}/?game=${encodeURIComponent(this.gameId)}`, "spectator-link", false));
+    return h("div.invites", null, h("h3", null, created ? t("game.invite_links") : t("game.share")), rows,
+      created ? h("p.hint", null, t("game.invite_hint")) : null,
       // Tabletop mode (table.js): this screen shows the board and every seat's QR code.
       created && this.seat !== null ? h("p.hint", null, h("a", { href: tableUrl(this.gameId), "data-testid": "open-table" }, t("table.switch"))) : null);
   }
@@ -945,7 +952,7 @@ export class GameScreen {
   decide(decision, choice, settle = false) {
     const id = this.sock.send("decide", { decision_id: decision.id, choice });
     if (id === null) {
-      toast("Not connected; try again in a moment.", "error");
+      toast(t("game.not_connected"), "error");
       if (this.editor) this.editor.failed();
       this.decisionId = null;
       setTimeout(() => this.state && this.renderTray(), 800);
@@ -986,7 +993,7 @@ export class GameScreen {
     if (this.idleNote) {
       const show = idleLeft < IDLE_WARNING_SECONDS && !(this.editor && this.editor.sending);
       this.idleNote.hidden = !show;
-      if (show) this.idleNote.textContent = `Still there? The game will play for you in ${fmtTime(idleLeft)}.`;
+      if (show) this.idleNote.textContent = t("game.idle_warning", { time: fmtTime(idleLeft) });
     }
     if (timer) {
       const left = timer.deadline - this.now();
@@ -994,7 +1001,7 @@ export class GameScreen {
       this.timerEl.hidden = false;
       this.timerEl.replaceChildren(icon("clock"), text);
       this.timerEl.classList.toggle("urgent", left < 10);
-      this.timerEl.title = timer.reason === "timer" ? "programming timer" : "time to decide";
+      this.timerEl.title = timer.reason === "timer" ? t("game.timer_title") : t("game.decide_title");
       if (this.trayTimer) {
         this.trayTimer.hidden = false;
         this.trayTimer.replaceChildren(icon("clock"), text);
@@ -1025,29 +1032,37 @@ export class GameScreen {
       const p = obs && obs.players.find((x) => x.seat === seat);
       list.append(h("li", null,
         seatChip(seat),
-        h("span.pname", null, this.name(seat) + (seat === this.seat ? " (you)" : "")),
+        h("span.pname", null, seat === this.seat ? t("lobby.seat_you", { name: this.name(seat) }) : this.name(seat)),
         h("span.dim", null, p ? `⚑ ${p.checkpoint}/${total}` : "")));
     });
     const close = () => modal.remove();
     const modal = h("div.modal-back", { onclick: (e) => e.target === modal && close() },
-      h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": "Result", "data-testid": "result" },
+      h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": t("lobby.result"), "data-testid": "result" },
         h("div.trophy", null, icon(won ? "trophy" : "flag")),
-        h("h2", null, me ? "You win!" : won ? `${outcome.winner_name} wins!` : "Race over"),
+        h("h2", null, me ? t("game.you_win") : won ? t("game.winner", { name: outcome.winner_name }) : t("game.race_over")),
         h("p.result-text", null, prettyResult(outcome.result)),
         list,
         this.revealSlot(),
         h("div.modal-actions", null,
-          h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "replay-link" }, "Watch the replay"),
-          h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, "Download record"),
-          h("a.button.ghost", { href: "/" }, "New game"),
-          h("button.ghost", { type: "button", onclick: close }, "Close"))));
+          h("a.button.primary", { href: `/?replay=${encodeURIComponent(this.gameId)}`, "data-testid": "replay-link" }, t("game.watch_replay")),
+          h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, t("game.download_record")),
+          h("a.button.ghost", { href: "/" }, t("lobby.new_game")),
+          h("button.ghost", { type: "button", onclick: close }, t("common.close")))));
     document.body.append(modal);
     this.chat.addRematch(modal);
   }
 }
 
+/** How a game ended, from the server's result ("Red wins (checkpoints)", "no winner
+ * (round_limit)"), in the page's language. */
 export function prettyResult(text) {
-  return String(text || "").replace(/_/g, " ");
+  const raw = String(text || "");
+  const how = (end) => (hasText("game.end." + end) ? t("game.end." + end) : end.replace(/_/g, " "));
+  let m = /^(.*) wins \((\w+)\)$/.exec(raw);
+  if (m) return t("game.result_win", { name: m[1], how: how(m[2]) });
+  m = /^no winner \((\w+)\)$/.exec(raw);
+  if (m) return t("game.result_none", { how: how(m[1]) });
+  return raw.replace(/_/g, " ");
 }
 
 function linkRow(label, url, testid, taken) {
@@ -1056,9 +1071,8 @@ function linkRow(label, url, testid, taken) {
     type: "button",
     onclick: async () => {
       const ok = await copyText(url);
-      toast(ok ? "Link copied" : "Copy the link by hand", ok ? "info" : "error");
+      toast(ok ? t("game.link_copied") : t("game.copy_by_hand"), ok ? "info" : "error");
     },
-  }, "Copy");
-  return h("div.link-row", null, h("span.link-label", null, label, taken ? h("span.badge", null, "joined") : null), h("div.link-box", null, input, btn));
+  }, t("game.copy"));
+  return h("div.link-row", null, h("span.link-label", null, label, taken ? h("span.badge", null, t("game.joined")) : null), h("div.link-box", null, input, btn));
 }
-

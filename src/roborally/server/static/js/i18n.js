@@ -97,7 +97,9 @@ export function languageSwitcher() {
         store.set("lang", select.value);
         const url = new URL(location.href);
         url.searchParams.delete("lang");
-        location.replace(url.toString());
+        // The same address with a fragment (a seat's #token=) would not load the page again.
+        if (url.toString() === location.href) location.reload();
+        else location.replace(url.toString());
       },
     },
     LANGUAGES.map(([code, name]) => h("option", { value: code, selected: code === lang }, name)),

@@ -3,16 +3,22 @@
 import { api, boardSvg } from "./api.js";
 import { botChoices } from "./bots.js";
 import { refusalText } from "./errors.js";
+import { prettyResult } from "./game.js";
 import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
 import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
-import { fill, h, plural, seatUrl, store, tableUrl, toast } from "./util.js";
+import { hasText, language, languageSwitcher, t } from "./i18n.js";
 import { seatChip } from "./seats.js";
-import { t } from "./i18n.js";
+import { fill, h, seatUrl, store, tableUrl, toast } from "./util.js";
 
-// The names the server gives seats nobody named (in seat order).
-const COLOUR_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black"];
+// The names the server gives seats nobody named (in seat order), in English; the page shows
+// them in its language (common.colour.*) and, in another language than English, sends those.
+const COLOUR_IDS = ["red", "blue", "green", "yellow", "purple", "orange", "white", "black"];
+const colourName = (i) => (COLOUR_IDS[i] ? t("common.colour." + COLOUR_IDS[i]) : t("common.robot_n", { n: i + 1 }));
+const capital = (text) => String(text).replace(/^./, (c) => c.toUpperCase());
+/** A word the server sends as an id ("starter", "short"): its text, or the id itself. */
+const named = (prefix, id) => (hasText(prefix + id) ? t(prefix + id) : capital(String(id).replace(/_/g, " ")));
 const SEED_TEXT = /^\s*(\d+|0[xX][0-9a-fA-F]+)\s*$/;
 
 export class Lobby {
@@ -23,24 +29,25 @@ export class Lobby {
   }
 
   async start() {
-    document.title = "RoboRally · Lobby";
+    document.title = t("lobby.page_title");
     document.body.classList.remove("in-game");
-    this.formBox = h("section.panel.create", { "aria-labelledby": "new-game-title" }, h("p.loading", null, "Loading…"));
+    this.formBox = h("section.panel.create", { "aria-labelledby": "new-game-title" }, h("p.loading", null, t("page.loading")));
     this.gamesBox = h("div.games-col");
     fill(this.root, h("div.lobby", null,
       h("header.hero", null,
         h("div.hero-logo", { "aria-hidden": "true" }, logoSvg()),
-        h("div", null, h("h1", null, "RoboRally"), h("p.tagline", null, "Program your robot, race through the factory, touch every checkpoint first."),
-          h("p.rules-line", null, "New to the game? Read the rules: ",
-            rulesLink("2023", "", "2023 edition", { "data-testid": "rules-2023" }), " · ",
-            rulesLink("classic", "", "classic edition", { "data-testid": "rules-classic" }), " · ",
-            rulesLink("classic-1994", "", "1994 rules", { "data-testid": "rules-classic-1994" })))),
+        h("div.hero-text", null, h("h1", null, "RoboRally"), h("p.tagline", null, t("lobby.tagline")),
+          h("p.rules-line", null, t("lobby.rules_intro"), " ",
+            rulesLink("2023", "", t("lobby.rules_2023"), { "data-testid": "rules-2023" }), " · ",
+            rulesLink("classic", "", t("lobby.rules_classic"), { "data-testid": "rules-classic" }), " · ",
+            rulesLink("classic-1994", "", t("lobby.rules_1994"), { "data-testid": "rules-classic-1994" }))),
+        h("div.hero-language", null, languageSwitcher())),
       h("div.lobby-grid", null, this.formBox, this.gamesBox)));
     installLobbyTutorial(this.root);
     try {
       this.options = await api.options();
     } catch (error) {
-      fill(this.formBox, h("p.error", null, error.message));
+      fill(this.formBox, h("p.error", null, refusalText(error.code, error.message)));
       return;
     }
     this.renderForm();
@@ -54,49 +61,48 @@ export class Lobby {
     const edition = o.editions[0] ? o.editions[0].id : "2023";
     this.edition = edition;
     const name = store.get("name", "");
-    this.nameInput = h("input", { type: "text", id: "player-name", maxlength: 20, placeholder: "Red", value: name, "data-testid": "player-name", autocomplete: "nickname" });
+    this.nameInput = h("input", { type: "text", id: "player-name", maxlength: 20, placeholder: colourName(0), value: name, "data-testid": "player-name", autocomplete: "nickname" });
     this.nameInput.addEventListener("input", () => {
       store.set("name", this.nameInput.value.trim());
       this.renderSeats();
     });
     this.editionSelect = h("select", { id: "edition", "data-testid": "edition", onchange: () => this.onEdition() },
-      o.editions.map((e) => h("option", { value: e.id }, e.title)));
+      o.editions.map((e) => h("option", { value: e.id }, editionTitle(e))));
     this.courseSelect = h("select", { id: "course", "data-testid": "course", onchange: () => this.onCourse() });
     this.courseInfo = h("div.course-info");
     this.preview = h("div.course-preview", { "aria-hidden": "true" });
     this.seatsBox = h("div.seats-editor", { "data-testid": "seats" });
-    this.addSeatBtn = h("button.ghost.small", { type: "button", "data-testid": "add-seat", onclick: () => this.addSeat() }, "+ Add a seat");
+    this.addSeatBtn = h("button.ghost.small", { type: "button", "data-testid": "add-seat", onclick: () => this.addSeat() }, t("lobby.add_seat"));
     this.timerSelect = h("select", { id: "timer", "data-testid": "timer-select", onchange: () => this.onTimer() });
-    this.timerCustom = h("input", { type: "number", min: o.limits.timer_seconds[0], max: o.limits.timer_seconds[1], value: 60, hidden: true, "aria-label": "timer seconds", "data-testid": "timer-seconds" });
+    this.timerCustom = h("input", { type: "number", min: o.limits.timer_seconds[0], max: o.limits.timer_seconds[1], value: 60, hidden: true, "aria-label": t("lobby.timer_seconds"), "data-testid": "timer-seconds" });
     this.variantsBox = h("div.variants", { "data-testid": "variants" });
     this.roundsInput = h("input", { type: "number", min: 0, max: o.limits.max_rounds, value: o.defaults.max_rounds ?? 50, id: "max-rounds", "data-testid": "max-rounds" });
     const [low, high] = o.limits.timer_seconds || [5, 3600];
     this.decisionInput = h("input", { type: "number", min: low, max: high, value: o.defaults.decision_seconds ?? 60, id: "decision-seconds", "data-testid": "decision-seconds" });
     this.programInput = h("input", { type: "number", min: low, max: high, value: o.defaults.program_seconds ?? 300, id: "program-seconds", "data-testid": "program-seconds" });
-    this.seedInput = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", placeholder: "secret, drawn by the server", id: "seed", "data-testid": "seed" });
+    this.seedInput = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", placeholder: t("lobby.seed_placeholder"), id: "seed", "data-testid": "seed" });
     this.publicInput = h("input", { type: "checkbox", checked: true, id: "public" });
     this.tableInput = h("input", { type: "checkbox", id: "table-mode", "data-testid": "table-mode" });
-    this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, "Create game");
+    this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, t("lobby.create"));
     this.createError = h("p.error.form-error", { role: "alert", "data-testid": "create-error", hidden: true });
     const form = h("form.create-form", { onsubmit: (e) => { e.preventDefault(); this.create(); } },
-      field("Your name", this.nameInput, "player-name"),
-      o.editions.length > 1 ? field("Edition", this.editionSelect, "edition") : null,
-      h("div.course-row", null, h("div.course-fields", null, field("Course", this.courseSelect, "course"), this.courseInfo), this.preview),
-      h("fieldset", null, h("legend", null, "Players"), this.seatsBox, this.addSeatBtn),
+      field(t("lobby.your_name"), this.nameInput, "player-name"),
+      o.editions.length > 1 ? field(t("lobby.edition"), this.editionSelect, "edition") : null,
+      h("div.course-row", null, h("div.course-fields", null, field(t("lobby.course"), this.courseSelect, "course"), this.courseInfo), this.preview),
+      h("fieldset", null, h("legend", null, t("lobby.players")), this.seatsBox, this.addSeatBtn),
       h("div.two", null,
-        field("Programming timer", h("div.inline", null, this.timerSelect, this.timerCustom), "timer"),
-        field("Round limit", this.roundsInput, "max-rounds", "0 = no limit")),
-      h("fieldset", null, h("legend", null, "Alternative rules"), this.variantsBox),
-      h("details.advanced", null, h("summary", null, "More options"),
+        field(t("lobby.timer"), h("div.inline", null, this.timerSelect, this.timerCustom), "timer"),
+        field(t("lobby.round_limit"), this.roundsInput, "max-rounds", t("lobby.round_limit_hint"))),
+      h("fieldset", null, h("legend", null, t("lobby.variants")), this.variantsBox),
+      h("details.advanced", null, h("summary", null, t("lobby.more_options")),
         h("div.two", null,
-          field("Seconds to program", this.programInput, "program-seconds", "when there is no timer; then the game plays for an idle player"),
-          field("Seconds for other decisions", this.decisionInput, "decision-seconds", "start space, reboot, upgrades…")),
-        field("Seed (shown to every player)", this.seedInput, "seed",
-          "Empty: the server draws a secret seed and reveals it at the end. A seed you choose is shown to everyone, and whoever knows it can work out every hand."),
-        h("label.check", null, this.publicInput, " List in open games (anyone may join)")),
+          field(t("lobby.program_seconds"), this.programInput, "program-seconds", t("lobby.program_seconds_hint")),
+          field(t("lobby.decision_seconds"), this.decisionInput, "decision-seconds", t("lobby.decision_seconds_hint"))),
+        field(t("lobby.seed"), this.seedInput, "seed", t("lobby.seed_hint")),
+        h("label.check", null, this.publicInput, " ", t("lobby.public"))),
       h("label.check.table-check", null, this.tableInput, " ", t("table.offer"), h("span.hint", null, t("table.offer_hint"))),
       h("div.form-actions", null, this.createError, this.createBtn));
-    fill(this.formBox, h("h2", { id: "new-game-title" }, "New game"), form);
+    fill(this.formBox, h("h2", { id: "new-game-title" }, t("lobby.new_game")), form);
     const me = { kind: "human", me: true };
     this.seats = [me, { kind: "bot", bot: this.defaultBot() }, { kind: "bot", bot: this.defaultBot() }];
     this.onEdition();
@@ -132,13 +138,13 @@ export class Lobby {
     const sand = timer && timer.kind === "sand";
     fill(this.timerSelect,
       sand
-        ? h("option", { value: "" }, `${timer.default} seconds (standard)`)
-        : h("option", { value: "" }, "Off"),
+        ? h("option", { value: "" }, t("lobby.timer_standard", { count: timer.default }))
+        : h("option", { value: "" }, t("lobby.timer_off")),
       ...(timer && timer.kind !== "none"
-        ? timer.choices.filter((s) => !sand || s !== timer.default).map((s) => h("option", { value: String(s) }, `${s} seconds`))
+        ? timer.choices.filter((s) => !sand || s !== timer.default).map((s) => h("option", { value: String(s) }, t("common.seconds", { count: s })))
         : []),
-      sand ? h("option", { value: "0" }, "Off") : null,
-      h("option", { value: "custom" }, "Custom…"));
+      sand ? h("option", { value: "0" }, t("lobby.timer_off")) : null,
+      h("option", { value: "custom" }, t("lobby.timer_custom")));
     this.timerSelect.closest(".field").hidden = !timer || timer.kind === "none";
     this.timerSelect.title = timerWords(timer);
     this.onTimer();
@@ -165,8 +171,8 @@ export class Lobby {
     while (this.seats.length > high) this.seats.pop();
     while (this.seats.length < low) this.seats.push({ kind: "bot", bot: this.defaultBot() });
     fill(this.courseInfo,
-      h("span.tag", null, c.tier || "course"), h("span.tag", null, c.length || ""),
-      h("span", null, `${plural(c.checkpoints, "checkpoint")} · ${low}–${high} players · ${plural(c.boards.length, "board")}`));
+      h("span.tag", null, c.tier ? named("lobby.tier.", c.tier) : t("lobby.course_tag")), h("span.tag", null, c.length ? named("lobby.length.", c.length) : ""),
+      h("span", null, [t("lobby.checkpoints", { count: c.checkpoints }), t("lobby.player_range", { low, high }), t("lobby.boards", { count: c.boards.length })].join(" · ")));
     const ask = c.id;
     boardSvg(c.id, [], this.edition).then((svg) => {
       if (this.courseSelect.value !== ask) return;
@@ -210,10 +216,10 @@ export class Lobby {
       const chip = seatChip(i);
       if (seat.me) {
         return h("div.seat-row", { "data-testid": "seat-row" }, chip,
-          h("span.seat-me", null, (this.nameInput.value.trim() || COLOUR_NAMES[i]) + " (you)"));
+          h("span.seat-me", null, t("lobby.seat_you", { name: this.nameInput.value.trim() || colourName(i) })));
       }
       const kind = h("select", {
-        "aria-label": `Seat ${i + 1}`, "data-testid": "seat-kind",
+        "aria-label": t("lobby.seat_n", { n: i + 1 }), "data-testid": "seat-kind",
         onchange: () => {
           const v = kind.value;
           if (v === "human") Object.assign(seat, { kind: "human", bot: null });
@@ -221,12 +227,12 @@ export class Lobby {
           this.renderSeats();
         },
       },
-      h("option", { value: "human", selected: seat.kind === "human" }, "Person (invite link)"),
-      ...bots.map((b) => h("option", { value: "bot:" + b.id, selected: seat.kind === "bot" && seat.bot === b.id, title: b.description }, `Bot · ${b.title}`)));
+      h("option", { value: "human", selected: seat.kind === "human" }, t("lobby.seat_person")),
+      ...bots.map((b) => h("option", { value: "bot:" + b.id, selected: seat.kind === "bot" && seat.bot === b.id, title: b.description }, t("lobby.seat_bot", { bot: b.title }))));
       const chosen = seat.kind === "bot" && bots.find((b) => b.id === seat.bot);
       const about = chosen && chosen.description ? h("span.seat-about", { "data-testid": "bot-about" }, chosen.description) : null;
-      const nameIn = h("input", { type: "text", maxlength: 20, placeholder: COLOUR_NAMES[i], value: seat.name || "", "aria-label": `Seat ${i + 1} name`, oninput: () => (seat.name = nameIn.value.trim()) });
-      const remove = h("button.icon", { type: "button", title: "Remove this seat", "aria-label": `Remove seat ${i + 1}`, disabled: this.seats.length <= low, onclick: () => { this.seats.splice(i, 1); this.renderSeats(); } }, "×");
+      const nameIn = h("input", { type: "text", maxlength: 20, placeholder: colourName(i), value: seat.name || "", "aria-label": t("lobby.seat_name", { n: i + 1 }), oninput: () => (seat.name = nameIn.value.trim()) });
+      const remove = h("button.icon", { type: "button", title: t("lobby.remove_seat"), "aria-label": t("lobby.remove_seat_n", { n: i + 1 }), disabled: this.seats.length <= low, onclick: () => { this.seats.splice(i, 1); this.renderSeats(); } }, "×");
       return h("div.seat-row", { "data-testid": "seat-row" }, chip, kind, nameIn, remove, about);
     }));
     this.addSeatBtn.disabled = this.seats.length >= high;
@@ -235,7 +241,7 @@ export class Lobby {
   /** The names the seats will have (the server names unnamed seats by colour). */
   seatNames() {
     const myName = this.nameInput.value.trim();
-    return this.seats.map((seat, i) => (seat.me ? myName : seat.name) || COLOUR_NAMES[i] || `Robot ${i + 1}`);
+    return this.seats.map((seat, i) => (seat.me ? myName : seat.name) || colourName(i));
   }
 
   /** What is wrong with the form before it is sent (the server checks again), or null. */
@@ -243,21 +249,25 @@ export class Lobby {
     const seen = new Map();
     for (const name of this.seatNames()) {
       const key = name.replace(/\s+/g, " ").trim().toLowerCase();
-      if (seen.has(key)) return `Two players are called ${name}. Every player needs a name of their own.`;
+      if (seen.has(key)) return t("lobby.same_name", { name });
       seen.set(key, true);
     }
     if (this.seedInput.value.trim() !== "" && !SEED_TEXT.test(this.seedInput.value)) {
-      return "A seed is a whole number (such as 12345) or hex starting with 0x. Leave it empty for a secret seed.";
+      return t("lobby.bad_seed");
     }
     return null;
   }
 
   body() {
     const myName = this.nameInput.value.trim();
-    const seats = this.seats.map((seat) => {
+    const english = language() === "en";
+    const seats = this.seats.map((seat, i) => {
       const out = { kind: seat.kind };
       if (seat.kind === "bot") out.bot = seat.bot;
-      const name = seat.me ? myName : seat.name;
+      // Unnamed seats the server would name in English get their colour in the page's language
+      // (a free seat for a person keeps the server's name: whoever joins names it).
+      const own = english || (seat.kind === "human" && !seat.me) ? "" : colourName(i);
+      const name = (seat.me ? myName : seat.name) || own;
       if (name) out.name = name;
       return out;
     });
@@ -313,10 +323,10 @@ export class Lobby {
       if (left <= 0) {
         clearInterval(this.createWait);
         this.createBtn.disabled = false;
-        this.createBtn.textContent = "Create game";
+        this.createBtn.textContent = t("lobby.create");
         return;
       }
-      this.createBtn.textContent = `Create game (in ${left} s)`;
+      this.createBtn.textContent = t("lobby.create_in", { left });
     };
     step();
     this.createWait = setInterval(step, 250);
@@ -331,7 +341,7 @@ export class Lobby {
         api.games("finished").then((d) => d.games).catch(() => []),
       ]);
     } catch (error) {
-    fill(this.gamesBox, h("section.panel", null, h("p.error", null, error.message)));
+      fill(this.gamesBox, h("section.panel", null, h("p.error", null, refusalText(error.code, error.message))));
       return;
     }
     const open = active.filter((g) => g.status === "open");
@@ -343,20 +353,20 @@ export class Lobby {
     };
     const rules = (ids) => this.rulesTitles(ids);
     fill(this.gamesBox,
-      h("section.panel", { "data-testid": "open-games" }, h("h2", null, "Open games"),
-        open.length ? h("ul.game-list", null, open.map((g) => this.openRow(g, title))) : h("p.empty", null, "No open games. Create one!")),
-      running.length ? h("section.panel", { "data-testid": "running-games" }, h("h2", null, "Running"),
-        h("ul.game-list", null, running.map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch")], `round ${g.round}`)))) : null,
-      mine.length ? h("section.panel", { "data-testid": "your-seats" }, h("h2", null, "Your seats"),
+      h("section.panel", { "data-testid": "open-games" }, h("h2", null, t("lobby.open_games")),
+        open.length ? h("ul.game-list", null, open.map((g) => this.openRow(g, title))) : h("p.empty", null, t("lobby.no_open_games"))),
+      running.length ? h("section.panel", { "data-testid": "running-games" }, h("h2", null, t("lobby.running")),
+        h("ul.game-list", null, running.map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, t("lobby.watch"))], t("lobby.round_n", { n: g.round }))))) : null,
+      mine.length ? h("section.panel", { "data-testid": "your-seats" }, h("h2", null, t("lobby.your_seats")),
         h("ul.game-list", null, mine.map((m) => h("li.game-row", { "data-seat-game": m.game, "data-status": m.status || "" },
           seatChip(m.seat),
           h("div.grow", null, h("strong", null, title(m.course)), h("span.dim", null, ` · ${seatNote(m.status)}`)),
           h("div.actions", null, m.status === "finished"
-            ? [h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Result"),
-              h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(m.game)}` }, "Replay")]
-            : h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, "Continue")))))) : null,
-      finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, "Finished"),
-        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, "Replay")], g.result || "")))) : null,
+            ? [h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, t("lobby.result")),
+              h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(m.game)}` }, t("lobby.replay"))]
+            : h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, t("lobby.continue"))))))) : null,
+      finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, t("lobby.finished")),
+        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, t("lobby.replay"))], prettyResult(g.result))))) : null,
     );
   }
 
@@ -404,18 +414,23 @@ export class Lobby {
           join.disabled = false;
         }
       },
-    }, free.length ? "Join" : "Full");
-    const watch = h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, "Watch");
-    return gameRow(g, title, (ids) => this.rulesTitles(ids), [join, watch], `${plural(free.length, "free seat")}`);
+    }, free.length ? t("lobby.join") : t("lobby.full"));
+    const watch = h("a.button.ghost.small", { href: `/?game=${encodeURIComponent(g.game_id)}` }, t("lobby.watch"));
+    return gameRow(g, title, (ids) => this.rulesTitles(ids), [join, watch], t("lobby.free_seats", { count: free.length }));
   }
 }
 
 function seatNote(status) {
-  return { open: "waiting for players", running: "running", finished: "finished" }[status] || "";
+  return ["open", "running", "finished"].includes(status) ? t("lobby.status." + status) : "";
+}
+
+/** An edition's name in the page's language (the server's title for an edition it does not know). */
+function editionTitle(e) {
+  return hasText("lobby.edition." + e.id) ? t("lobby.edition." + e.id) : e.title;
 }
 
 function gameRow(g, title, rules, actions, note) {
-  const seats = (g.seats || []).map((s) => seatChip(s.seat, { cls: "tiny", title: s.name + (s.kind === "bot" ? " (bot)" : ""), style: { opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 }, content: s.kind === "bot" ? icon("bot") : String(s.seat + 1) }));
+  const seats = (g.seats || []).map((s) => seatChip(s.seat, { cls: "tiny", title: s.kind === "bot" ? t("lobby.bot_seat", { name: s.name }) : s.name, style: { opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 }, content: s.kind === "bot" ? icon("bot") : String(s.seat + 1) }));
   const variants = (g.variants || []).filter((v) => v !== "speed");
   // A seed the host chose is shown before anyone joins: whoever knows it can work out every hand.
   const chosen = g.seed !== null && g.seed !== undefined && g.status !== "finished";
@@ -423,23 +438,24 @@ function gameRow(g, title, rules, actions, note) {
     h("div.grow", null,
       h("strong", null, title(g.course)),
       h("div.meta", null, h("span.chips", null, seats), note ? h("span.dim", null, " " + note) : null,
-        g.timer_seconds ? h("span.tag", null, icon("clock"), ` ${g.timer_seconds}s`) : null,
-        variants.length ? h("span.tag", { title: rules(variants) }, `+${variants.length} rules`) : null,
-        chosen ? h("span.tag.warn", { "data-testid": "seed-chosen", title: `The host chose the seed ${g.seed}: whoever knows it can work out every hand.` }, "host's seed") : null)),
+        g.timer_seconds ? h("span.tag", null, icon("clock"), " ", t("common.seconds_short", { n: g.timer_seconds })) : null,
+        variants.length ? h("span.tag", { title: rules(variants) }, t("lobby.more_rules", { count: variants.length })) : null,
+        chosen ? h("span.tag.warn", { "data-testid": "seed-chosen", title: t("lobby.seed_chosen_title", { seed: g.seed }) }, t("lobby.seed_chosen")) : null)),
     h("div.actions", null, actions));
 }
 
 function groupCourses(courses) {
   const tiers = new Map();
   for (const c of courses) {
-    const t = c.tier || "other";
-    if (!tiers.has(t)) tiers.set(t, []);
-    tiers.get(t).push(c);
+    const tier = c.tier || "misc";
+    if (!tiers.has(tier)) tiers.set(tier, []);
+    tiers.get(tier).push(c);
   }
   const out = [];
   for (const [tier, list] of tiers) {
-    const group = h("optgroup", { label: tier[0].toUpperCase() + tier.slice(1) });
-    for (const c of list) group.append(h("option", { value: c.id }, `${c.title} (${c.length || ""}${c.length ? ", " : ""}${c.players[0]}–${c.players[1]})`));
+    const group = h("optgroup", { label: named("lobby.tier.", tier) });
+    const about = (c) => [c.length ? named("lobby.length.", c.length) : null, `${c.players[0]}–${c.players[1]}`].filter(Boolean).join(", ");
+    for (const c of list) group.append(h("option", { value: c.id }, `${c.title} (${about(c)})`));
     out.push(group);
   }
   return out;
@@ -450,6 +466,7 @@ function field(label, input, id, hint) {
 }
 
 function intOr(v, fallback) {
+
   const n = parseInt(v, 10);
   return Number.isFinite(n) ? n : fallback;
 }

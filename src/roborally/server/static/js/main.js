@@ -18,7 +18,9 @@ if (params.has("speed") && Number.isFinite(parseFloat(params.get("speed")))) {
 applyTheme(); // the light or dark theme (remembered, else the system's), before anything is drawn
 
 // Every text comes from the language's translation file: load it before drawing anything.
-await loadLanguage();
+const lang = await loadLanguage();
+// The server writes the first words of the next page (index.html's "Loading…") in it too.
+document.cookie = `rr_lang=${lang}; path=/; max-age=31536000; SameSite=Lax`;
 installCardViewer();
 
 const root = document.getElementById("app");

@@ -2,6 +2,7 @@
 
 import { cardEl, cardIcon, cardText, cardTitle } from "./cards.js";
 import { icon } from "./icons.js";
+import { t } from "./i18n.js";
 import { h, ordinal } from "./util.js";
 import { seatChip } from "./seats.js";
 
@@ -11,7 +12,7 @@ import { seatChip } from "./seats.js";
  *       waiting: Set of seats the game waits for, currentRegister}
  */
 export function playerPanels(ctx) {
-  const list = h("ul.players", { "aria-label": "Players", "data-testid": "players" });
+  const list = h("ul.players", { "aria-label": t("lobby.players"), "data-testid": "players" });
   const players = ctx.obs ? ctx.obs.players : [];
   const order = ctx.obs ? ctx.obs.turn_order || [] : [];
   for (const seat of ctx.seats) {
@@ -22,21 +23,21 @@ export function playerPanels(ctx) {
     if (ctx.obs && ctx.obs.priority === seat.seat) li.classList.add("priority");
     const chip = seatChip(seat.seat);
     const badges = [];
-    if (seat.seat === ctx.me) badges.push(h("span.badge.you", null, "you"));
-    if (seat.kind === "bot") badges.push(h("span.badge", { title: "played by the computer" }, icon("bot"), (ctx.botTitle && ctx.botTitle(seat.bot)) || "bot"));
-    if (seat.kind === "human" && seat.seat === ctx.hostSeat) badges.push(h("span.badge", null, "host"));
-    if (seat.kind === "human" && !seat.taken && !seat.auto) badges.push(h("span.badge.dim", null, "free seat"));
+    if (seat.seat === ctx.me) badges.push(h("span.badge.you", null, t("panel.you")));
+    if (seat.kind === "bot") badges.push(h("span.badge", { title: t("panel.bot_title") }, icon("bot"), (ctx.botTitle && ctx.botTitle(seat.bot)) || t("panel.bot")));
+    if (seat.kind === "human" && seat.seat === ctx.hostSeat) badges.push(h("span.badge", null, t("panel.host")));
+    if (seat.kind === "human" && !seat.taken && !seat.auto) badges.push(h("span.badge.dim", null, t("panel.free_seat")));
     const grace = (ctx.timers || []).find((t) => t.reason === "grace" && t.seat === seat.seat);
     if (grace && ctx.now) {
       const left = Math.max(0, Math.ceil(grace.deadline - ctx.now()));
-      badges.push(h("span.badge.warn", { title: "If nobody plays this seat by then, the game plays for it" }, `played for them in ${left} s`));
+      badges.push(h("span.badge.warn", { title: t("panel.grace_title") }, t("panel.grace", { left })));
     }
     const head = h("div.player-head", null, chip, h("span.pname", null, seat.name), ...badges);
     li.append(head);
     if (!p) {
       // Lobby: who is here and ready.
-      const status = seat.kind === "bot" ? "ready" : !seat.taken ? "waiting for a player" : !seat.connected ? "not connected" : seat.ready ? "ready ✓" : "not ready yet";
-      li.append(h("div.pstatus", { "data-testid": "seat-status" }, status));
+      const status = seat.kind === "bot" ? "ready" : !seat.taken ? "waiting" : !seat.connected ? "offline" : seat.ready ? "ready_tick" : "not_ready";
+      li.append(h("div.pstatus", { "data-testid": "seat-status" }, t("panel.seat." + status)));
       list.append(li);
       continue;
     }
@@ -44,22 +45,22 @@ export function playerPanels(ctx) {
     const damage = live.damage || 0;
     const rank = order.indexOf(seat.seat);
     const stats = h("div.stats", null,
-      stat("⚑", `${p.checkpoint}/${ctx.checkpoints || "?"}`, "checkpoints reached", "checkpoints"),
-      classic ? null : stat("⚡", p.energy, "energy", "energy"),
+      stat("⚑", `${p.checkpoint}/${ctx.checkpoints || "?"}`, t("panel.stat.checkpoints"), "checkpoints"),
+      classic ? null : stat("⚡", p.energy, t("panel.stat.energy"), "energy"),
       classic
-        ? stat("✸", classic.damage, "damage tokens", "damage")
-        : stat("✸", damage, "damage cards taken so far", "damage"),
-      classic && classic.lives !== undefined ? stat("♥", classic.lives, "lives left", "lives") : null,
-      rank >= 0 ? stat("#", ordinal(rank + 1), "turn order (priority)", "priority") : null,
+        ? stat("✸", classic.damage, t("panel.stat.damage_tokens"), "damage")
+        : stat("✸", damage, t("panel.stat.damage_cards"), "damage"),
+      classic && classic.lives !== undefined ? stat("♥", classic.lives, t("panel.stat.lives"), "lives") : null,
+      rank >= 0 ? stat("#", ordinal(rank + 1), t("panel.stat.priority"), "priority") : null,
     );
     const flags = [];
-    if (ctx.obs && ctx.obs.priority === seat.seat && !classic) flags.push(h("span.flag.prio", { title: "holds the priority token" }, "priority"));
-    if (classic && classic.eliminated) flags.push(h("span.flag.bad", null, "out"));
-    else if (classic && classic.finished) flags.push(h("span.flag.ok", null, "finished"));
-    else if (classic && classic.destroyed) flags.push(h("span.flag.bad", null, "destroyed"));
-    if (classic && classic.announced) flags.push(h("span.flag.wait", null, "powering down"));
-    if (p.shutdown) flags.push(h("span.flag.bad", null, classic ? "powered down" : "shut down"));
-    if (!p.on_board && p.reentry) flags.push(h("span.flag.bad", null, "rebooting"));
+    if (ctx.obs && ctx.obs.priority === seat.seat && !classic) flags.push(h("span.flag.prio", { title: t("panel.priority_title") }, t("panel.priority")));
+    if (classic && classic.eliminated) flags.push(h("span.flag.bad", null, t("panel.out")));
+    else if (classic && classic.finished) flags.push(h("span.flag.ok", null, t("panel.finished")));
+    else if (classic && classic.destroyed) flags.push(h("span.flag.bad", null, t("panel.destroyed")));
+    if (classic && classic.announced) flags.push(h("span.flag.wait", null, t("panel.powering_down")));
+    if (p.shutdown) flags.push(h("span.flag.bad", null, classic ? t("panel.powered_down") : t("panel.shut_down")));
+    if (!p.on_board && p.reentry) flags.push(h("span.flag.bad", null, t("panel.rebooting")));
     const status = statusOf(seat, p, ctx);
     if (status) flags.push(h("span.flag.status." + status.cls, { "data-testid": "status-" + seat.seat, title: status.title || "" }, status.text));
     if (flags.length) head.append(h("span.flags", null, flags));
@@ -72,7 +73,7 @@ export function playerPanels(ctx) {
     if (installed.length || reserve) {
       li.append(h("div.upgrades", { "data-testid": "upgrades-" + seat.seat },
         installed.map((u) => h("button.upgrade", { type: "button", "data-card": u, title: `${cardTitle(u)}: ${cardText(u)}` }, cardIcon(u), h("span", null, cardTitle(u)))),
-        reserve ? h("span.dim", null, `${installed.length ? " · " : ""}${reserve} in reserve`) : null));
+        reserve ? h("span.dim", null, `${installed.length ? " · " : ""}${t("panel.in_reserve", { count: reserve })}`) : null));
     }
     list.append(li);
   }
@@ -84,21 +85,20 @@ function statusOf(seat, p, ctx) {
   if (seat.auto) {
     const idle = seat.auto_reason === "idle";
     return {
-      text: `${idle ? "idle" : "away"} (played for them)`, cls: "bad",
-      title: idle ? "They let a deadline pass: the game makes their choices until they come back"
-        : "They are not connected: the game makes their choices until they come back",
+      text: idle ? t("panel.status.idle") : t("panel.status.away"), cls: "bad",
+      title: idle ? t("panel.status.idle_title") : t("panel.status.away_title"),
     };
   }
-  if (seat.kind === "human" && seat.taken && !seat.connected) return { text: "offline", cls: "bad" };
+  if (seat.kind === "human" && seat.taken && !seat.connected) return { text: t("panel.status.offline"), cls: "bad" };
   if (!ctx.obs || ctx.obs.over) return null;
   const waiting = ctx.waiting && ctx.waiting.has(seat.seat);
   if (ctx.obs.stage === "program") {
     // The engine sets ``programmed`` once every program is in; until then a seat the game no
     // longer waits for has locked in.
-    if (waiting) return { text: "programming", cls: "wait" };
-    if (p.programmed || !p.shutdown) return { text: "locked in", cls: "ok", title: "Their program is ready" };
+    if (waiting) return { text: t("panel.status.programming"), cls: "wait" };
+    if (p.programmed || !p.shutdown) return { text: t("panel.status.locked_in"), cls: "ok", title: t("panel.status.locked_in_title") };
   }
-  return waiting ? { text: "deciding", cls: "wait" } : null;
+  return waiting ? { text: t("panel.status.deciding"), cls: "wait" } : null;
 }
 
 function stat(icon, value, title, name) {
@@ -109,7 +109,8 @@ function stat(icon, value, title, name) {
 export function registersRow(p, current) {
   const row = h("div.mini-registers");
   (p.registers || []).forEach((reg, i) => {
-    const box = h("div.mini-slot", { title: `Register ${i + 1}` });
+    const box = h("div.mini-slot", { title: t("game.register_n", { n: i + 1 }) });
+
     if (current === i + 1) box.classList.add("current");
     if (reg.locked || reg.facedown_haywire) box.classList.add("locked");
     if (Array.isArray(reg.cards) && reg.cards.length) {

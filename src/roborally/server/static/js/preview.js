@@ -4,6 +4,7 @@
 // is off the board, the facing it comes back with (the "preset" message answers the question
 // the game will ask in register 1).
 
+import { t } from "./i18n.js";
 import { h, s, DIRS, DIR_ARROWS, DIR_WORDS } from "./util.js";
 
 const DEBOUNCE_MS = 150;
@@ -19,13 +20,14 @@ const SPOTS = [
 ];
 const SCALE = [0, 0.8, 0.56, 0.5, 0.46, 0.42]; // a ghost's size, by how many share the space
 
-export const PREVIEW_WORDS = {
-  caption: "The light blue path shows where your robot ends after each register if nothing else moves it. Other robots are not simulated.",
-  short: "Blue path: where your robot ends if nothing else moves it. Other robots are not simulated.",
-  unsure: "? Dashed: not sure. A card drawn during the round or a choice could change it.",
-  unsureFacing: "? Dashed: not sure until you choose which way your robot faces.",
-  fall: "✕ Your robot falls off the board here and reboots.",
-};
+/** The preview's words (preview.*), read when they are shown. */
+export const PREVIEW_WORDS = Object.freeze({
+  get caption() { return t("preview.caption"); },
+  get short() { return t("preview.short"); },
+  get unsure() { return "? " + t("preview.unsure"); },
+  get unsureFacing() { return "? " + t("preview.unsure_facing"); },
+  get fall() { return "✕ " + t("preview.fall"); },
+});
 
 export class PathPreview {
   /** board: the BoardView; send(type, fields): the socket's send (returns an id or null). */
@@ -164,15 +166,15 @@ export class PathPreview {
     const arrow = this.arrow();
     const buttons = DIRS.map((d) => h("button.facing-btn", {
       type: "button", "data-testid": "facing-" + d, "aria-pressed": String(this.facing === d),
-      title: "Face " + DIR_WORDS[d], onclick: () => this.choose(d),
+      title: t("preview.face", { direction: DIR_WORDS[d] }), onclick: () => this.choose(d),
     }, DIR_ARROWS[d] + " " + DIR_WORDS[d]));
     const chosen = this.facing
-      ? `It will face ${DIR_WORDS[this.facing]}.`
+      ? t("preview.will_face", { direction: DIR_WORDS[this.facing] })
       : arrow
-        ? `If you do not choose, it faces ${DIR_WORDS[arrow]}, the way the arrow on its space points.`
-        : "If you do not choose, the game asks you when it comes back.";
+        ? t("preview.default_arrow", { direction: DIR_WORDS[arrow] })
+        : t("preview.default_ask");
     return h("div.reboot-facing", { "data-testid": "reboot-facing", "data-facing": this.facing || "" },
-      h("p.reboot-facing-q", null, "Your robot comes back on the board this round. Which way should it face?"),
+      h("p.reboot-facing-q", null, t("preview.reboot_question")),
       h("div.facing-row", null, buttons),
       h("p.hint", null, chosen));
   }
@@ -206,7 +208,7 @@ export class PathPreview {
       const [x, y] = centre(last);
       const k = c * 0.2;
       layer.append(s("g", { class: "preview-fall", "data-testid": "preview-fall", "data-register": r.register, transform: `translate(${x} ${y})` },
-        s("title", null, `Register ${r.register}: your robot falls off the board and reboots`),
+        s("title", null, t("preview.fall_title", { n: r.register })),
         s("circle", { r: c * 0.3 }),
         s("path", { d: `M${-k} ${-k} L${k} ${k} M${k} ${-k} L${-k} ${k}`, "stroke-width": c * 0.08 })));
     }
@@ -265,7 +267,11 @@ export class PathPreview {
     g.setAttribute("transform", `translate(${x.toFixed(1)} ${y.toFixed(1)})`);
     if (!certain) g.classList.add("unsure");
     const numbers = last === r ? String(r.register) : `${r.register}–${last.register}`;
-    const words = `After register ${numbers.replace("–", " to ")}: here, facing ${DIR_WORDS[r.facing] || r.facing}` + (certain ? "" : " (not sure)");
+    const facing = DIR_WORDS[r.facing] || r.facing;
+    const words = last === r
+      ? t(certain ? "preview.ghost" : "preview.ghost_unsure", { n: r.register, direction: facing })
+      : t(certain ? "preview.ghost_range" : "preview.ghost_range_unsure", { from: r.register, to: last.register, direction: facing });
+
     const body = s("g", { transform: `rotate(${ANGLE[r.facing] || 0})` },
       s("rect", { class: "ghost-body", x: -15 * k, y: -14 * k, width: 30 * k, height: 30 * k, rx: 8 * k, "stroke-width": 2.2 * k, "stroke-dasharray": certain ? null : `${5 * k} ${3.5 * k}` }),
       s("path", { class: "ghost-nose", d: `M0 ${-25 * k} L${-9 * k} ${-13 * k} L${9 * k} ${-13 * k} Z` }));

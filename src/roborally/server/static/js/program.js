@@ -3,6 +3,7 @@
 import { cardEl, cardTitle } from "./cards.js";
 import { openCard } from "./cardview.js";
 import { icon } from "./icons.js";
+import { t } from "./i18n.js";
 import { h } from "./util.js";
 import { afterRender } from "./keys.js";
 
@@ -142,7 +143,7 @@ export class ProgramEditor {
 
   _renderClosed() {
     let unknown = 0;
-    const regs = h("div.registers", { role: "list", "aria-label": "Your registers" });
+    const regs = h("div.registers", { role: "list", "aria-label": t("program.registers") });
     for (let r = 0; r < this.count; r++) {
       const slot = h("div.slot", { role: "listitem", "data-testid": "register-" + (r + 1), dataset: { register: r } });
       slot.append(h("span.slot-no", null, String(r + 1)));
@@ -153,12 +154,12 @@ export class ProgramEditor {
         slot.append(cardEl(this.hand[placed]));
       } else if (filled) {
         slot.classList.add("filled", "auto-filled");
-        slot.append(cardEl(filled, { title: cardTitle(filled) + ": put here by the game" }));
-        slot.append(h("span.auto-tag", { title: "put here by the game" }, "game"));
+        slot.append(cardEl(filled, { title: t("program.put_by_game_card", { card: cardTitle(filled) }) }));
+        slot.append(h("span.auto-tag", { title: t("program.put_by_game") }, t("program.game_tag")));
       } else {
         unknown += !this.locked.has(r);
         slot.classList.add("empty", "auto-filled");
-        slot.append(h("span.slot-hint", null, this.locked.has(r) ? "locked" : "filled by the game"));
+        slot.append(h("span.slot-hint", null, this.locked.has(r) ? t("program.locked") : t("program.filled_by_game")));
       }
       regs.append(slot);
     }
@@ -167,7 +168,7 @@ export class ProgramEditor {
         ? h("p.tray-notice.time-up", { role: "alert", "data-testid": "time-up" }, this.closed.notice)
         : h("p.hint.locked-note", { "data-testid": "locked-in-note" }, this.closed.notice),
       regs,
-      unknown ? h("p.hint", null, "The cards the game chose are shown as their registers are revealed.") : "",
+      unknown ? h("p.hint", null, t("program.chosen_later")) : "",
     );
     this.el.classList.add("closed");
     this.el.dataset.testid = "program-locked"; // no longer a program to write
@@ -183,7 +184,7 @@ export class ProgramEditor {
   render() {
     if (this.closed) return this._renderClosed();
     const used = this.used();
-    const regs = h("div.registers", { role: "list", "aria-label": "Your registers" });
+    const regs = h("div.registers", { role: "list", "aria-label": t("program.registers") });
     for (let r = 0; r < this.count; r++) {
       const slot = h("div.slot", {
         role: "listitem",
@@ -195,20 +196,20 @@ export class ProgramEditor {
         slot.classList.add("locked");
         const reg = this.own && this.own.registers && this.own.registers[r];
         const hw = reg && typeof reg.facedown_haywire === "string" ? reg.facedown_haywire : null;
-        slot.append(hw ? cardEl(hw, { title: "Locked: a face-down " + cardTitle(hw) }) : cardEl(null, { title: "Locked register" }));
-        slot.append(h("span.lock", { title: "Locked: this register holds a face-down Haywire" }, icon("lock")));
+        slot.append(hw ? cardEl(hw, { title: t("program.locked_card", { card: cardTitle(hw) }) }) : cardEl(null, { title: t("program.locked_register") }));
+        slot.append(h("span.lock", { title: t("program.locked_haywire") }, icon("lock")));
       } else if (this.slots[r] !== null) {
         slot.classList.add("filled");
         const card = cardEl(this.hand[this.slots[r]]);
         card.setAttribute("role", "button");
         card.setAttribute("tabindex", "0");
-        card.setAttribute("aria-label", `Register ${r + 1}: ${cardTitle(this.hand[this.slots[r]])}. Tap to take back.`);
+        card.setAttribute("aria-label", t("program.register_card", { n: r + 1, card: cardTitle(this.hand[this.slots[r]]) }));
         this._draggable(card, { register: r });
         slot.append(card);
       } else {
         slot.classList.add("empty");
         if (this.target === r) slot.classList.add("target");
-        slot.append(h("span.slot-hint", null, "empty"));
+        slot.append(h("span.slot-hint", null, t("program.empty")));
         slot.addEventListener("click", () => {
           this.target = this.target === r ? null : r;
           this.render();
@@ -216,15 +217,15 @@ export class ProgramEditor {
       }
       regs.append(slot);
     }
-    const hand = h("div.hand", { role: "list", "aria-label": "Your hand", "data-testid": "hand" });
-    if (used.size === this.hand.length) hand.append(h("span.hand-empty", null, "All your cards are in registers."));
+    const hand = h("div.hand", { role: "list", "aria-label": t("program.hand"), "data-testid": "hand" });
+    if (used.size === this.hand.length) hand.append(h("span.hand-empty", null, t("program.hand_empty")));
     this.hand.forEach((name, i) => {
       if (used.has(i)) return;
       const card = cardEl(name);
       card.setAttribute("role", "button");
       card.setAttribute("tabindex", "0");
       card.setAttribute("data-testid", "hand-card");
-      card.setAttribute("aria-label", cardTitle(name) + ". Tap to program.");
+      card.setAttribute("aria-label", t("program.hand_card", { card: cardTitle(name) }));
       this._draggable(card, { hand: i });
       hand.append(card);
     });
@@ -233,11 +234,11 @@ export class ProgramEditor {
     const submit = h("button.primary.submit", {
       type: "button", "data-testid": "submit-program", disabled: !this.complete() || this.sending,
       onclick: () => this.submit(),
-    }, this.sending ? "Sending…" : this.complete() ? "Lock in ✓" : `Lock in (${filled}/${open})`);
-    const clear = h("button.ghost", { type: "button", onclick: () => this.clear(), disabled: this.sending || filled === 0, "data-testid": "clear-program" }, "Clear");
+    }, this.sending ? t("program.sending") : this.complete() ? t("program.lock_in_done") : t("program.lock_in", { filled, open }));
+    const clear = h("button.ghost", { type: "button", onclick: () => this.clear(), disabled: this.sending || filled === 0, "data-testid": "clear-program" }, t("program.clear"));
     const tip = this.locked.size
-      ? `Register${this.locked.size > 1 ? "s" : ""} ${[...this.locked].map((r) => r + 1).join(", ")} locked by a face-down Haywire.`
-      : "Tap a card to program the next register, tap a register to undo, or drag. Hold a card to read it.";
+      ? t("program.locked_tip", { count: this.locked.size, registers: [...this.locked].map((r) => r + 1).join(", ") })
+      : t("program.tip");
     this.el.replaceChildren(
       this.notice ? h("p.tray-notice", { role: "alert", "data-testid": "tray-notice" }, this.notice) : "",
       regs,
@@ -245,12 +246,11 @@ export class ProgramEditor {
       hand,
       h("div.program-actions", null,
         h("label.check.shutdown-opt", {
-          title: this.classic
-            ? "Announce a power down: next round your robot stays still and all its damage is repaired"
-            : "Shut down after this program: your robot skips the round and all your damage is cleared",
+          title: this.classic ? t("program.power_down_title") : t("program.shutdown_title"),
         },
           h("input", { type: "checkbox", checked: this.shutdown, disabled: this.sending, "data-testid": "shutdown-toggle", onchange: (e) => (this.shutdown = e.target.checked) }),
-          this.classic ? "Power down" : "Shut down"),
+          this.classic ? t("program.power_down") : t("program.shutdown")),
+
         clear, submit),
     );
     afterRender(this); // keyboard play (keys.js): shortcuts' numbers, the focus kept in place

@@ -5,6 +5,7 @@ import { api, cardCatalogue } from "./api.js";
 import { BoardView } from "./board.js";
 import { setCatalogue } from "./cards.js";
 import { setCardEdition } from "./cardview.js";
+import { refusalText } from "./errors.js";
 import { revealBox } from "./fair.js";
 import { prettyResult, speedControl } from "./game.js";
 import { icon } from "./icons.js";
@@ -12,6 +13,7 @@ import { botTitle } from "./bots.js";
 import { LogView } from "./logview.js";
 import { playerPanels } from "./panels.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
+import { languageSwitcher, t } from "./i18n.js";
 import { fill, h, numParam, store } from "./util.js";
 
 /** Split the events into steps: setup, then per round its programming and each register. */
@@ -27,7 +29,9 @@ export function replaySteps(events) {
     }
   }
   for (const st of steps) {
-    st.label = st.round === 0 ? "Setup" : st.register === 0 ? `Round ${st.round} · Programming` : `Round ${st.round} · Register ${st.register}`;
+    const round = t("game.round_n", { n: st.round });
+    st.label = st.round === 0 ? t("game.stage.setup")
+      : `${round} · ${st.register === 0 ? t("game.stage.programming") : t("game.register_n", { n: st.register })}`;
   }
   return steps;
 }
@@ -43,12 +47,12 @@ export class ReplayScreen {
 
   async start() {
     document.body.classList.add("in-game");
-    fill(this.root, h("p.loading", null, "Loading the replay…"));
+    fill(this.root, h("p.loading", null, t("replay.loading")));
     let data;
     try {
       data = await api.replay(this.gameId);
     } catch (error) {
-      fill(this.root, h("div.panel.narrow", null, h("h2", null, "No replay"), h("p", null, error.message), h("a.button.primary", { href: "/" }, "Back to the lobby")));
+      fill(this.root, h("div.panel.narrow", null, h("h2", null, t("replay.none")), h("p", null, refusalText(error.code, error.message)), h("a.button.primary", { href: "/" }, t("game.to_lobby"))));
       return;
     }
     this.data = data;
@@ -65,9 +69,9 @@ export class ReplayScreen {
     } catch {
       /* keep the id */
     }
-    document.title = `Replay · ${title} · RoboRally`;
+    document.title = t("replay.page_title", { course: title });
     this.board = new BoardView(data.board, { course: data.settings.course, variants: data.settings.variants || [], edition: data.settings.edition });
-    this.logView = new LogView((s) => this.names[s] ?? `Robot ${s + 1}`);
+    this.logView = new LogView((s) => this.names[s] ?? t("common.robot_n", { n: s + 1 }));
     this.logView.classic = String(data.settings.edition || "").startsWith("classic");
     this.anim = new Animator(this.board, {
       onEvent: (e) => this.logView.event(e),
@@ -86,26 +90,26 @@ export class ReplayScreen {
 
   build(title) {
     this.stepLabel = h("span.phase", { "data-testid": "replay-step" }, "");
-    this.slider = h("input.scrub", { type: "range", min: 0, max: Math.max(0, this.steps.length - 1), value: 0, "aria-label": "Step", "data-testid": "replay-slider" });
+    this.slider = h("input.scrub", { type: "range", min: 0, max: Math.max(0, this.steps.length - 1), value: 0, "aria-label": t("replay.step"), "data-testid": "replay-slider" });
     this.slider.addEventListener("input", () => this.jump(Number(this.slider.value)));
     const btn = (label, title, fn, testid) => h("button.ctrl", { type: "button", title, "aria-label": title, onclick: fn, "data-testid": testid }, label);
-    this.playBtn = btn(icon("play"), "Play", () => this.toggle(), "replay-play");
+    this.playBtn = btn(icon("play"), t("replay.play"), () => this.toggle(), "replay-play");
     const speed = speedControl(this.speed || 1, (v) => {
       this.speed = v;
       store.set("speed", v);
       this.anim.speed = v;
     });
     const o = this.data.outcome || {};
-    this.boardArea = h("section.board-area", null, h("p.loading", null, "Loading the board…"));
+    this.boardArea = h("section.board-area", null, h("p.loading", null, t("game.loading_board")));
     this.playersEl = h("div.players-box");
     this.counter = h("span.dim.counter", null, "");
     const controls = h("div.replay-controls", null,
       h("div.ctrl-row", null,
-        btn(icon("first"), "First step", () => this.jump(0), "replay-first"),
-        btn(icon("prev"), "Previous step", () => this.jump(Math.max(0, this.current - 1)), "replay-prev"),
+        btn(icon("first"), t("replay.first"), () => this.jump(0), "replay-first"),
+        btn(icon("prev"), t("replay.previous"), () => this.jump(Math.max(0, this.current - 1)), "replay-prev"),
         this.playBtn,
-        btn(icon("next"), "Next step", () => this.next(), "replay-next"),
-        btn(icon("last"), "Last step", () => this.jump(this.steps.length - 1), "replay-last")),
+        btn(icon("next"), t("replay.next"), () => this.next(), "replay-next"),
+        btn(icon("last"), t("replay.last"), () => this.jump(this.steps.length - 1), "replay-last")),
       this.slider, this.counter);
     const settings = this.data.settings || {};
     const fair = settings.seed && settings.seed_commitment
@@ -113,21 +117,22 @@ export class ReplayScreen {
         revealBox({ seed: settings.seed, commitment: settings.seed_commitment, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` }))
       : null;
     const tray = h("section.tray", { "data-testid": "replay" },
-      h("div.tray-head", null, h("h2", null, "Replay")),
+      h("div.tray-head", null, h("h2", null, t("lobby.replay"))),
       h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o.result)),
       controls,
       h("div.program-actions", null,
-        h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, "Download record"),
-        h("a.button.ghost", { href: "/" }, "Lobby")),
+        h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, t("game.download_record")),
+        h("a.button.ghost", { href: "/" }, t("replay.lobby"))),
       fair);
-    const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, "Log"), this.logView.el);
+    const logBox = h("details.log-box", { open: window.innerWidth > 760 }, h("summary", null, t("game.log")), this.logView.el);
     this.legendSlot = h("div.legend-slot");
     fill(this.root, h("div.game-screen.replay-screen", null,
       h("header.topbar", null,
-        h("a.brand", { href: "/" }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
-        h("div.gameinfo", null, h("span.gtitle", null, `Replay · ${title}`), this.stepLabel),
-        h("div.anim-controls", null, speed, h("button.skip", { type: "button", onclick: () => this.anim.skip() }, icon("skip"), "Skip")),
-        rulesLink(settings.edition, "", "Rules", { "data-testid": "rules", title: "The rules, in a new tab" })),
+        h("a.brand", { href: "/", title: t("game.to_lobby") }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
+        h("div.gameinfo", null, h("span.gtitle", null, t("replay.title", { course: title })), this.stepLabel),
+        h("div.anim-controls", null, speed, h("button.skip", { type: "button", onclick: () => this.anim.skip() }, icon("skip"), t("game.skip"))),
+        rulesLink(settings.edition, "", t("game.rules"), { "data-testid": "rules", title: t("game.rules_title") }),
+        languageSwitcher()),
       h("main.game-main", null, this.boardArea, tray, h("aside.side", null, this.playersEl, logBox, this.legendSlot))));
   }
 
@@ -187,7 +192,7 @@ export class ReplayScreen {
     if (this.current >= this.steps.length - 1) this.jump(0);
     this.playing = true;
     this.playBtn.replaceChildren(icon("pause"));
-    this.playBtn.title = "Pause";
+    this.playBtn.title = t("replay.pause");
     while (this.playing) {
       const more = await this.next();
       if (!more) break;
@@ -200,7 +205,7 @@ export class ReplayScreen {
     this.playing = false;
     if (this.playBtn) {
       this.playBtn.replaceChildren(icon("play"));
-      this.playBtn.title = "Play";
+      this.playBtn.title = t("replay.play");
     }
   }
 
@@ -210,7 +215,8 @@ export class ReplayScreen {
     if (!step) return;
     this.stepLabel.textContent = step.label;
     this.slider.value = String(this.current);
-    this.counter.textContent = `step ${this.current + 1} of ${this.steps.length}`;
+    this.counter.textContent = t("replay.counter", { n: this.current + 1, total: this.steps.length });
+
     const end = step.end;
     const frames = this.data.frames;
     let frame = frames[0];

@@ -1,6 +1,8 @@
 // Small DOM helpers shared by every screen.
 
 import { SEATS } from "./seats.js";
+// i18n.js uses this module too: neither reads the other while it loads, only in calls later.
+import { language, t } from "./i18n.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -146,7 +148,13 @@ export function toast(text, kind = "info") {
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export const DIRS = ["N", "E", "S", "W"];
-export const DIR_WORDS = { N: "north", E: "east", S: "south", W: "west" };
+/** The directions in words, in the page's language (read when used: common.dir.*). */
+export const DIR_WORDS = Object.freeze({
+  get N() { return t("common.dir.north"); },
+  get E() { return t("common.dir.east"); },
+  get S() { return t("common.dir.south"); },
+  get W() { return t("common.dir.west"); },
+});
 export const DIR_ARROWS = { N: "↑", E: "→", S: "↓", W: "←" };
 
 /** Seat colours (the server names default seats Red, Blue, ... in this order; js/seats.js). */
@@ -157,12 +165,24 @@ export function seatColour(seat) {
   return SEAT_COLOURS[seat % SEAT_COLOURS.length];
 }
 
+/** A place in an order: "1st" in English, "1." or "1-й" in the page's language. */
 export function ordinal(n) {
+  if (language() !== "en") return t("common.ordinal", { n });
   const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd"
     : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
   return n + suffix;
 }
 
-export function plural(n, word, many = word + "s") {
-  return `${n} ${n === 1 ? word : many}`;
+/** A text with {name} marks for links ("Watch it {watch}instead{/watch} or go {lobby}"): its
+ * parts, each mark replaced by make[name](the words it encloses). */
+export function linked(text, make) {
+  const parts = [];
+  const re = /\{(\w+)\}(?:(.*?)\{\/\1\})?/g;
+  let at = 0;
+  for (let m; (m = re.exec(text)); at = re.lastIndex) {
+    parts.push(text.slice(at, m.index));
+    parts.push(make[m[1]] ? make[m[1]](m[2] || "") : m[0]);
+  }
+  parts.push(text.slice(at));
+  return parts.filter((p) => p !== "");
 }

@@ -1,0 +1,150 @@
+"""The page in every language: the lobby and a running game show no English text of the
+page's own (the translation files' English texts of two or more words) when another language
+is chosen, and ``<html lang>`` says which; the switcher changes the language and the page
+remembers it; ``?lang=`` picks one directly."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from roborally.content.i18n import LANGUAGES, strings
+
+from .conftest import Contexts, ServerProcess
+
+#: The page's own texts (the other namespaces belong to content, the log, the rules help and
+#: the tutorial, translated on their own).
+PAGE_NAMESPACES = (
+    "common.", "lobby.", "game.", "program.", "decision.", "panel.", "notify.", "error.",
+    "fair.", "preview.", "replay.", "net.", "bots.", "variant.", "page.", "language.",
+)  # fmt: skip
+MARK = re.compile(r"\{/?\w+\}")
+WORD = re.compile(r"[^\W\d_]{2,}")
+
+#: Every text on the page a person can read: visible text, form values of selects (their
+#: options), and the titles, labels and placeholders that tooltips and screen readers give.
+COLLECT = """() => {
+  // The log, the legend, cards and their texts: the other parts' translations.
+  const skip = (el) => el.closest('.log-box, .legend-slot, .space-info, .coach, [data-card]')
+    || (el.matches('[data-testid=choice]') && el.getAttribute('title'));
+  const out = [document.title, document.body.innerText];
+  const named = '[title], [aria-label], [placeholder], option, optgroup';
+  for (const el of document.querySelectorAll(named)) {
+    if (skip(el)) continue;
+    for (const name of ['title', 'aria-label', 'placeholder', 'label']) {
+      if (el.getAttribute(name)) out.push(el.getAttribute(name));
+    }
+    if (el.tagName === 'OPTION') out.push(el.textContent);
+  }
+  for (const el of document.querySelectorAll('.log-box, .legend-slot')) {
+    out[1] = out[1].replace(el.innerText, '');
+  }
+  return out.join('\\n');
+}"""
+
+
+def english_phrases(lang: str) -> list[tuple[str, str]]:
+    """(key, phrase): the parts of the page's English texts between placeholders that hold two
+    or more words, unless the language's own text of that key holds the same words."""
+    english, other = strings("en"), strings(lang)
+    found = []
+    for key, value in english.items():
+        if not key.startswith(PAGE_NAMESPACES):
+            continue
+        for part in MARK.split(value):
+            phrase = part.strip(" .,:;!?…()·–-")
+            if len(WORD.findall(phrase)) >= 2 and phrase not in other.get(key, ""):
+                found.append((key, phrase))
+    return found
+
+
+def untranslated(page: Page, lang: str) -> list[str]:
+    text = page.evaluate(COLLECT)
+    return [f"{key}: {phrase!r}" for key, phrase in english_phrases(lang) if phrase in text]
+
+
+def check(page: Page, lang: str, where: str) -> None:
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    if lang != "en":
+        problems = untranslated(page, lang)
+        assert problems == [], f"English on the {where} page in {lang}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_lobby_and_a_game_speak_the_chosen_language(
+    live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any, lang: str
+) -> None:
+    page = contexts.page()
+    page.goto(f"{live_server.base}/?lang={lang}&speed=0")
+    expect(page.locator("[data-testid=create-game]")).to_have_text(strings(lang)["lobby.create"])
+    page.wait_for_selector(".course-preview svg")
+    page.click("details.advanced summary")  # the form's hidden part too
+    expect(page.get_by_test_id("language")).to_have_value(lang)
+    check(page, lang, "lobby")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    if lang in ("uk", "pl"):
+        shots(page, f"lobby-{lang}")
+
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}] + [{"kind": "bot", "bot": "beginner"}] * 2,
+        max_rounds=3,
+    )
+    page.goto(live_server.seat_url(game, 0, lang=lang, speed=0))
+    expect(page.get_by_test_id("ready")).to_be_visible()
+    check(page, lang, "waiting room")
+    page.get_by_test_id("ready").click()
+    decision = page.locator("[data-testid=decision]")
+    expect(decision).to_have_attribute("data-kind", "start_space")
+    check(page, lang, "start space question")
+    page.locator("[data-testid=choice]").first.click()
+    expect(page.locator("[data-testid=decision][data-kind=upgrade_phase]")).to_be_visible()
+    check(page, lang, "upgrade phase")
+    ui.until_program(page)
+    ui.program_first_cards(page, 3)
+    ui.preview_drawn(page)
+    page.locator("details.info-box summary").click()
+    check(page, lang, "programming")
+    if lang in ("uk", "pl"):
+        shots(page, f"program-{lang}")
+    assert page.title().endswith("RoboRally")
+
+
+def test_the_switcher_changes_the_language_and_it_is_remembered(
+    live_server: ServerProcess, contexts: Contexts
+) -> None:
+    page = contexts.page()
+    page.goto(live_server.base + "/")
+    # The test browser reads English (en-US): the page starts in English.
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.get_by_test_id("create-game")).to_have_text("Create game")
+    page.get_by_test_id("language").select_option("cs")
+    expect(page.locator("html")).to_have_attribute("lang", "cs")
+    expect(page.get_by_test_id("create-game")).to_have_text("Vytvořit hru")
+    assert "lang=" not in page.url
+    # Another visit: the page and the server's first words are in Czech.
+    page.goto(live_server.base + "/")
+    expect(page.get_by_test_id("create-game")).to_have_text("Vytvořit hru")
+    first = page.context.request.get(live_server.base + "/")
+    assert '<html lang="cs"' in first.text()
+    assert "Načítání…" in first.text()
+    # ?lang= wins over the remembered language, and is remembered in its turn.
+    page.goto(live_server.base + "/?lang=ru")
+    expect(page.get_by_test_id("create-game")).to_have_text("Создать игру")
+    expect(page.get_by_role("heading", name="Новая игра")).to_be_visible()
+    page.goto(live_server.base + "/")
+    expect(page.locator("html")).to_have_attribute("lang", "ru")
+
+
+def test_the_game_page_has_a_switcher_too(live_server: ServerProcess, contexts: Contexts) -> None:
+    game = live_server.create(seats=[{"kind": "human"}, {"kind": "bot", "bot": "beginner"}])
+    page = contexts.page()
+    page.goto(live_server.seat_url(game, 0))
+    expect(page.get_by_test_id("ready")).to_have_text("I'm ready")
+    page.locator(".topbar [data-testid=language]").select_option("pl")
+    expect(page.get_by_test_id("ready")).to_have_text("Jestem gotowy")
+    # The seat's link keeps working: the page came back to the same seat.
+    expect(page).to_have_url(re.compile(r"#token="))
+    expect(page.get_by_test_id("name-input")).to_be_visible()
