@@ -28,15 +28,7 @@ STATIC = Path(__file__).resolve().parents[2] / "src" / "roborally" / "server" / 
 JS = STATIC / "js"
 
 #: Files other parts of the work are still translating: not scanned until they are done.
-PENDING = {
-    "cards.js",
-    "cardview.js",
-    "upgradeicons.js",
-    "spaceinfo.js",
-    "words.js",
-    "logview.js",
-    "tutorial.js",
-}
+PENDING: set[str] = set()
 
 #: Literals that look like words but are not text to translate: (file, literal; a template
 #: literal by its fixed text, without its ${...} parts).
@@ -48,6 +40,23 @@ ALLOWED = {
     ("util.js", "th"),
     ("decisions.js", "use nothing"),  # an option's value (its text: decision.word.use_nothing)
     ("fair.js", "roborally verify "),  # a command to type (a template: its fixed text)
+    ("keys.js", "input, textarea, select, [contenteditable=true]"),  # CSS selectors
+    ("keys.js", "button, a, summary, [role=button]"),
+    ("keys.js", "Enter, Space"),  # key caps, as printed on keyboards
+    ("cards.js", "damage spam"),  # CSS classes of card faces
+    ("cards.js", "damage haywire"),
+    ("cards.js", "upgrade option"),
+    ("cards.js", "upgrade permanent"),
+    ("cards.js", "upgrade temporary"),
+    ("spaceinfo.js", "(hover: hover)"),  # a media query
+    # The engine's causes the log's sentences are chosen by (each sentence is a log.* text).
+    ("words.js", "only rotations"),
+    ("words.js", "radio control ended"),
+    ("words.js", "removed from the game"),
+    ("words.js", "empty deck"),
+    ("words.js", "install undone"),
+    ("words.js", "spam filter"),
+    ("words.js", "lucky booster"),
 }
 
 WORD = re.compile(r"^[^\W\d_]{2,}['’]?[^\W\d_]*$")
