@@ -302,7 +302,20 @@ class Contexts:
         return context
 
     def page(self, phone: bool = False) -> Page:
-        page = self.new(phone).new_page()
+        return self.watched(self.new(phone).new_page())
+
+    def custom(self, **options: Any) -> Page:
+        """A page in a context of its own with Playwright's context ``options`` (a colour
+        scheme, reduced motion, a phone of another size...); English unless told."""
+        options.setdefault("locale", "en-US")
+        context = self.browser.new_context(**options)
+        context.set_default_timeout(15_000)
+        self.opened.append(context)
+        return self.watched(context.new_page())
+
+    @staticmethod
+    def watched(page: Page) -> Page:
+        """``page``, its script errors collected in ``page.js_errors``."""
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.js_errors = errors  # type: ignore[attr-defined]

@@ -15,15 +15,8 @@ from .conftest import DESKTOP, Contexts, ServerProcess
 
 
 def new_page(contexts: Contexts, **options: Any) -> Page:
-    """A page in a context of its own with ``options`` (color_scheme, reduced_motion, ...)."""
-    context = contexts.browser.new_context(viewport=DESKTOP, device_scale_factor=1, **options)
-    context.set_default_timeout(15_000)
-    contexts.opened.append(context)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.js_errors = errors  # type: ignore[attr-defined]
-    return page
+    """A desktop page in a context of its own with ``options`` (color_scheme, reduced_motion)."""
+    return contexts.custom(viewport=DESKTOP, device_scale_factor=1, **options)
 
 
 def game_until_program(page: Page, server: ServerProcess, ui: Any, speed: str = "0") -> None:

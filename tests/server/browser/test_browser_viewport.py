@@ -18,16 +18,7 @@ BIG_COURSE = "y23-for-glory"
 
 def phone_page(contexts: Contexts) -> Page:
     """A phone as the brief of this test has it: 390 × 844 CSS px at three device pixels each."""
-    context = contexts.browser.new_context(
-        viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True
-    )
-    context.set_default_timeout(15_000)
-    contexts.opened.append(context)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.js_errors = errors  # type: ignore[attr-defined]
-    return page
+    return contexts.custom(viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True)
 
 
 def space_px(page: Page) -> float:
