@@ -143,6 +143,13 @@ export function cardTypeLine(name) {
 }
 
 /** A card element. opts: {small, large, back (face down), title} */
+/** A smaller type for a card title whose longest word would not fit the card's face (the
+ * titles of some languages run longer than the English ones). */
+function lengthClass(title) {
+  const longest = Math.max(0, ...String(title).split(/\s+/).map((word) => word.length));
+  return longest >= 8 ? ".longer" : longest >= 7 ? ".long" : "";
+}
+
 export function cardEl(name, opts = {}) {
   if (opts.back || name === null || name === undefined) {
     const back = h("div.card.back" + (opts.small ? ".small" : ""), {
@@ -157,7 +164,7 @@ export function cardEl(name, opts = {}) {
     dataset: { card: name },
     title: opts.title || [cardTitle(name), cardText(name)].filter(Boolean).join(": "),
   });
-  el.append(cardIcon(name), h("span.card-name", null, cardTitle(name)));
+  el.append(cardIcon(name), h("span.card-name" + lengthClass(cardTitle(name)), null, cardTitle(name)));
   const prio = priorityOf(name);
   if (prio !== null) el.append(h("span.card-prio", { title: t("card.priority") }, prio));
   const cost = cardCost(name);
