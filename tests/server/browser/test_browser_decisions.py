@@ -40,6 +40,14 @@ def _energy(page: Page) -> int:
     return int(text.split()[0])
 
 
+def no_upgrades_left(page: Page) -> None:
+    """The server's next state shows no upgrade installed (a loaded machine can lag a tap)."""
+    page.wait_for_function(
+        "() => window.rrGame.state.observation.players[0].upgrades.length === 0",
+        timeout=10_000,
+    )
+
+
 def _row(page: Page, label: str) -> list[str]:
     row = page.locator(f"{DECISION} .upgrade-row", has_text=label)
     if not row.count():
@@ -110,7 +118,7 @@ def test_an_install_is_taken_back_and_an_uninstall_asks_first(
     # Gone for good (with nothing left to do, Ada's upgrade phase is over).
     expect(page.locator("[data-testid=log] li").last).to_have_text(f"Ada removes {title}")
     expect(page.get_by_test_id("confirm")).to_have_count(0)
-    assert page.evaluate("() => window.rrGame.state.observation.players[0].upgrades") == []
+    no_upgrades_left(page)
 
 
 def test_a_double_click_does_not_answer_the_next_question(
@@ -287,7 +295,7 @@ def test_on_a_phone_the_undo_the_confirmation_and_the_guard_work_by_tapping(
     remove.tap()
     page.get_by_test_id("confirm-yes").tap()
     expect(page.get_by_test_id("confirm")).to_have_count(0)
-    assert page.evaluate("() => window.rrGame.state.observation.players[0].upgrades") == []
+    no_upgrades_left(page)
 
 
 def test_on_a_phone_the_hand_shows_before_programming(
