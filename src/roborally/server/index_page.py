@@ -33,8 +33,13 @@ KEYED = re.compile(r'(<(\w+)[^>]*\bdata-text="([\w.]+)"[^>]*>)[^<]*(</\2>)')
 HTML_LANG = re.compile(r'<html lang="[\w-]*"')
 
 
-def _accepted(header: str) -> list[str]:
-    """The languages of an Accept-Language header, most wanted first."""
+def accepted_languages(header: str) -> list[str]:
+    """The language codes of an Accept-Language header, most wanted first (a malformed or
+    zero weight leaves its language out).
+
+    >>> accepted_languages("de-DE, pl;q=0.8, uk;q=0.9, ru;q=0, cs;q=x")
+    ['de', 'uk', 'pl']
+    """
     ranked = []
     for n, part in enumerate(header.split(",")):
         name, _, params = part.strip().partition(";")
@@ -43,15 +48,15 @@ def _accepted(header: str) -> list[str]:
             try:
                 weight = float(params.strip()[2:])
             except ValueError:
-                weight = 0.0
-        if name:
+                continue
+        if name.strip() and weight > 0:
             ranked.append((-weight, n, name.strip().lower().split("-")[0]))
     return [name for _, _, name in sorted(ranked)]
 
 
 def choose_language(asked: str | None, kept: str | None, header: str | None) -> str:
     """The page's language from ?lang=, the remembered choice and Accept-Language."""
-    for wanted in [(asked or "").lower(), (kept or "").lower(), *_accepted(header or "")]:
+    for wanted in [(asked or "").lower(), (kept or "").lower(), *accepted_languages(header or "")]:
         if wanted in LANGUAGES:
             return wanted
     return DEFAULT

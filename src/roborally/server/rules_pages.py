@@ -45,6 +45,7 @@ from roborally.engine.core.board import Board, Course, Grid
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.editions import all_editions
 from roborally.render import RobotMark, render
+from roborally.server.index_page import choose_language
 
 RULES = resources.files("roborally.content") / "data" / "rules"
 CELL = 48
@@ -601,21 +602,9 @@ BUILT: dict[tuple[str, str], str] = {}
 def page_language(request: Request) -> str:
     """The language of the page asked for: ``?lang=xx``, else the first of the browser's
     languages (Accept-Language, by weight) that the pages have, else English."""
-    asked = request.query_params.get("lang", "").lower()
-    if asked in LANGUAGES:
-        return asked
-    wanted: list[tuple[float, int, str]] = []
-    for number, part in enumerate(request.headers.get("accept-language", "").split(",")):
-        code, _, weight = part.strip().partition(";q=")
-        try:
-            quality = float(weight) if weight else 1.0
-        except ValueError:
-            continue
-        wanted.append((-quality, number, code.split("-", 1)[0].strip().lower()))
-    for _, _, code in sorted(wanted):
-        if code in LANGUAGES:
-            return code
-    return DEFAULT
+    return choose_language(
+        request.query_params.get("lang"), None, request.headers.get("accept-language")
+    )
 
 
 #: The pages depend on the browser's languages when the address names none.
