@@ -145,6 +145,14 @@ def test_serve_without_the_server_extra(
     assert "pip install 'roborally[server]'" in err and module in err
 
 
+def test_bot_without_the_server_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "websockets", None)
+    err = fails(["bot", "http://127.0.0.1:1/?game=g#token=t", "--bot", "random"], capsys)
+    assert "pip install 'roborally[server]'" in err and "websockets" in err
+
+
 # ---------------------------------------------------------------------------- pictures
 def test_png_without_cairosvg(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]

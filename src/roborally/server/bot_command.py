@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
 
 from roborally.bots.base import Bot
+from roborally.extras import require
 
 PROG = "roborally bot"
 T = TypeVar("T")
@@ -110,11 +111,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         _fail(str(error))
         return 2
-    try:
-        import websockets  # noqa: F401
-    except ImportError:
-        _fail("needs the websockets package: pip install 'roborally[server]'")
-        return 2
+    require("websockets", "server", "a bot playing on a server")  # one line from main()
     from roborally.server.client import Refused, RemotePlayer
 
     def status(text: str) -> None:
