@@ -9,7 +9,8 @@ RUN := $(UV) run --frozen
 
 # Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering,
 # nginx and Caddy for the reverse-proxy tests (tests/server/test_proxy.py runs its own copies
-# on loopback ports). Installed only when missing (CI runs as root; elsewhere sudo is used if
+# on loopback ports), Redis and PostgreSQL for the scale-out tests (tests/server/services.py
+# starts its own servers on loopback ports in temporary directories). Installed only when missing (CI runs as root; elsewhere sudo is used if
 # available). The packages' own services must not start (they would take ports 80 and 443):
 # policy-rc.d forbids it during the install, and a service that started anyway is stopped
 # and disabled.
@@ -20,6 +21,8 @@ system-deps:
 	ldconfig -p 2>/dev/null | grep -q 'libcairo.so.2' || missing="$$missing libcairo2"; \
 	[ -x /usr/sbin/nginx ] || missing="$$missing nginx-light"; \
 	[ -x /usr/bin/caddy ] || missing="$$missing caddy"; \
+	[ -x /usr/bin/redis-server ] || missing="$$missing redis-server"; \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		policy=""; \
@@ -32,7 +35,7 @@ system-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 		status=$$?; \
 		[ -z "$$policy" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; \
-		for service in nginx caddy; do \
+		for service in nginx caddy redis-server postgresql; do \
 			case "$$missing" in *$$service*) \
 				$(SUDO) systemctl disable --now $$service >/dev/null 2>&1 \
 					|| $(SUDO) service $$service stop >/dev/null 2>&1 || true;; \

@@ -31,6 +31,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "server": ("starlette", "uvicorn", "websockets", "segno"),
     "png": ("cairosvg",),
     "rl": ("numpy", "gymnasium", "pettingzoo"),
+    "scale": ("redis", "psycopg"),
 }
 
 
