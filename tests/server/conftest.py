@@ -239,3 +239,21 @@ class LiveServer:
     def room(self, game_id: str) -> GameRoom:
         room: GameRoom = self.app.state.server.rooms[game_id]  # type: ignore[attr-defined]
         return room
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real redis-server on a loopback port for this test session (tests/server/services.py)."""
+    from .services import redis_server
+
+    with redis_server() as server:
+        yield server.url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A real PostgreSQL on a loopback port for this test session (tests/server/services.py)."""
+    from .services import postgres_server
+
+    with postgres_server() as server:
+        yield server.url
