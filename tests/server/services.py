@@ -43,7 +43,9 @@ def _missing(what: str, package: str) -> None:
     pytest.skip(message)
 
 
-def _wait(ready: Callable[[], bool], what: str, process: subprocess.Popen[bytes], log: Path) -> None:
+def _wait(
+    ready: Callable[[], bool], what: str, process: subprocess.Popen[bytes], log: Path
+) -> None:
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -53,7 +55,8 @@ def _wait(ready: Callable[[], bool], what: str, process: subprocess.Popen[bytes]
                 return
         time.sleep(0.05)
     process.kill()
-    pytest.fail(f"{what} did not come up in {START_SECONDS:.0f} s:\n{log.read_text(errors='replace')}")
+    output = log.read_text(errors="replace")
+    pytest.fail(f"{what} did not come up in {START_SECONDS:.0f} s:\n{output}")
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
