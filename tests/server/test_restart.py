@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from roborally.bots.random_bot import RandomBot
 from roborally.content.record import parse_record, replay, write_record
 from roborally.server.store import DB_NAME
 
-from .conftest import connect, create, hello, make_client, room_of
+from .conftest import FAST, connect, create, hello, make_client, room_of
 
 
-def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
+def test_a_restarted_server_continues_running_games(tmp_path: Path, database: str | None) -> None:
     bot = RandomBot(8)
-    with make_client(tmp_path) as client:
+    options = dataclasses.replace(FAST, database=database)
+    with make_client(tmp_path, options) as client:
         game = create(
             client,
             seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
@@ -35,9 +37,9 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
         digest, actions = room.game.digest(), list(room.game.actions)
         pending = [d.id for d in room.game.pending_decisions()]
         assert len(actions) >= 4 and pending
-    assert (tmp_path / DB_NAME).is_file()
+    assert (tmp_path / DB_NAME).is_file() == (database is None)
 
-    with make_client(tmp_path) as client:  # a new server on the same data directory
+    with make_client(tmp_path, options) as client:  # a new server on the same database
         room = room_of(client, gid)
         assert room.status == "running" and room.game is not None
         assert room.game.digest() == digest and room.game.actions == actions
@@ -67,7 +69,7 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
         assert replayed.actions[: len(actions)] == actions
         assert replayed.is_over()
 
-    with make_client(tmp_path) as client:  # finished games stay for replay and export
+    with make_client(tmp_path, options) as client:  # finished games stay for replay and export
         assert gid not in client.app.state.server.rooms  # type: ignore[attr-defined]
         assert client.get(f"/api/games/{gid}/record").text == text
         frames = client.get(f"/api/games/{gid}/replay").json()["frames"]

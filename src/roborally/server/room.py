@@ -54,7 +54,7 @@ from roborally.server.protocol import (
 )
 from roborally.server.rulesets import PROTOCOL_VERSION, timer_rule
 from roborally.server.settings import GameSettings, ServerOptions
-from roborally.server.store import AsyncStore, Store, StoredGame, StoreError
+from roborally.server.store import AsyncStore, GameStore, Store, StoredGame, StoreError
 from roborally.server.workers import BOTS, PEOPLE, HostLost, WorkerLost, WorkerPool
 
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ class GameRoom:
         self.talk = social.RoomTalk()  # chat, emotes and the rematch (social.py)
 
     @property
-    def store(self) -> Store:
+    def store(self) -> GameStore:
         """The synchronous store (tests read it directly; the room itself never blocks on it)."""
         return self.ctx.store.sync
 
