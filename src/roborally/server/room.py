@@ -223,6 +223,7 @@ class GameRoom:
         self.show_by: dict[str, float] = {}  # pending decision -> when its clock starts anyway
         self._events_texts: dict[tuple[int, int, View], str] = {}
         self.talk = social.RoomTalk()  # chat, emotes and the rematch (social.py)
+        self.runtime_text = "null"  # the runtime state last saved (JSON), see runtime()
 
     @property
     def store(self) -> GameStore:
@@ -261,7 +262,61 @@ class GameRoom:
             for s in seats:
                 if s.human:
                     s.away_since = now
+        if stored.status == RUNNING and stored.runtime:
+            room.restore_runtime(stored.runtime)
         return room
+
+    def runtime(self) -> dict[str, Any] | None:
+        """What a server that runs this game next needs besides its actions, so that it goes
+        on as it was (docs/server.md "Storage"): the deadlines as wall-clock times, the seats'
+        drafts, presets and auto-play, and since when absent seats are away."""
+        if self.status != RUNNING:
+            return None
+        return {
+            "deadlines": {k: list(v) for k, v in self.deadlines.items()},
+            "show_by": dict(self.show_by),
+            "seats": [
+                {
+                    "auto": s.auto,
+                    "auto_reason": s.auto_reason,
+                    "away_since": None if s.conns else s.away_since,
+                    "presets": dict(s.presets),
+                    "drafts": {k: list(v) for k, v in s.drafts.items()},
+                }
+                for s in self.seats
+            ],
+        }
+
+    def restore_runtime(self, data: dict[str, Any]) -> None:
+        """Take back what :meth:`runtime` saved (a reloaded room, before :meth:`resume`)."""
+        try:
+            deadlines = {
+                str(k): (float(at), str(reason), int(seat))
+                for k, (at, reason, seat) in data["deadlines"].items()
+            }
+            show_by = {str(k): float(v) for k, v in data["show_by"].items()}
+            seats = data["seats"]
+            if len(seats) != len(self.seats):
+                raise ValueError(f"{len(seats)} seats saved, the game has {len(self.seats)}")
+            for seat, saved in zip(self.seats, seats, strict=True):
+                seat.auto, seat.auto_reason = bool(saved["auto"]), saved["auto_reason"]
+                if saved["away_since"] is not None:
+                    seat.away_since = float(saved["away_since"])
+                seat.presets = dict(saved["presets"])
+                seat.drafts = {str(k): list(v) for k, v in saved["drafts"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            log.warning("game %s: saved timers not used (%s); they start again", self.id, error)
+            return
+        self.deadlines, self.show_by = deadlines, show_by
+        self.runtime_text = dumps(data)
+
+    def _save_runtime(self) -> None:
+        """Save :meth:`runtime` if it changed (in the background, after the saves before)."""
+        data = self.runtime()
+        text = dumps(data)
+        if text != self.runtime_text:
+            self.runtime_text = text
+            self.ctx.store.post(Store.save_runtime, self.id, data)
 
     def _spec(self, actions: list[tuple[str, int, str]]) -> HostSpec:
         return HostSpec(
@@ -874,6 +929,7 @@ class GameRoom:
             raise ProtocolError(
                 "invalid_action", f"{kind} is one of {', '.join(PRESETS[kind])} (or null)"
             )
+        self._save_runtime()
         conn.send(message("ack", ref=msg.ref, decision_kind=kind, **{"for": "preset"}))
 
     def _own_seat(self, conn: Connection) -> Seat:
@@ -974,6 +1030,7 @@ class GameRoom:
                     f"{name} is used {count} time(s) but the hand holds {have[name]}",
                 )
         seat.drafts = {decision.id: cleaned}
+        self._save_runtime()
         conn.send(message("ack", ref=msg.ref, decision_id=decision.id, **{"for": "draft"}))
 
     # ---------------------------------------------------------- changes
@@ -1086,6 +1143,7 @@ class GameRoom:
                     away = seat.away_since if seat.away_since is not None else now
                     new[f"grace:{seat.index}"] = (away + settings.grace_seconds, GRACE, seat.index)
         self.deadlines = new
+        self._save_runtime()
         current = asyncio.current_task()
         if self.timer_task is not None and self.timer_task is not current:
             self.timer_task.cancel()

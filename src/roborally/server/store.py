@@ -521,7 +521,11 @@ class AsyncStore:
     def post(self, method: Callable[..., object], *args: Any, **kwargs: Any) -> None:
         """Queue a write nobody waits for (after every call queued before it); a failure is
         logged, not raised."""
-        future = self.executor.submit(self._call(method, *args, **kwargs))
+        try:
+            future = self.executor.submit(self._call(method, *args, **kwargs))
+        except RuntimeError as error:  # the store is closed (the server stops)
+            log.warning("a background save was not made: %s", error)
+            return
         future.add_done_callback(_log_failure)
 
     def close(self) -> None:
