@@ -3,16 +3,26 @@ clear errors for a database that cannot be used, and what is stored."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
+import importlib.util
+import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
+import httpx
 import psycopg
 import pytest
+from websockets.sync.client import ClientConnection
+from websockets.sync.client import connect as ws_connect
 
+from roborally.bots.random_bot import RandomBot
+from roborally.server.client import decision_from_json, json_choice
 from roborally.server.database import open_database
 from roborally.server.store import DatabaseUnavailable, safe_url
 from roborally.server.store_postgres import PostgresStore, migrations
@@ -118,3 +128,101 @@ def test_tokens_are_stored_only_as_hashes(tmp_path: Path, pg_database: str) -> N
     for token in tokens:
         assert token not in dump
         assert hashlib.sha256(token.encode()).hexdigest() in dump
+
+
+def _local_server() -> type[Any]:
+    """bench/serverproc.py's LocalServer (a real server process on loopback)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "serverproc.py"
+    spec = importlib.util.spec_from_file_location("serverproc", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server: type[Any] = module.LocalServer
+    return server
+
+
+class _Player:
+    """One seat's page, reduced to what the test needs (websockets' blocking client)."""
+
+    def __init__(self, ws: ClientConnection, token: str) -> None:
+        self.ws = ws
+        self.send(type="hello", token=token)
+        assert self.recv()["type"] == "welcome"
+
+    def send(self, **data: Any) -> None:
+        self.ws.send(json.dumps({"v": 1, **data}))
+
+    def recv(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(self.ws.recv(timeout=30))
+        if data["type"] == "state" and data["seat"] is not None:
+            self.send(type="shown", event=data["event_count"])
+        return data
+
+    def waiting(self, answered: set[str]) -> dict[str, Any]:
+        """The next running state with a started decision not answered yet."""
+        for _ in range(500):
+            msg = self.recv()
+            if msg["type"] != "state" or msg["status"] != "running":
+                continue
+            fresh = [p for p in msg["pending"] if p["id"] not in answered]
+            if fresh and all(p["deadline"] is not None for p in fresh):
+                return msg
+        raise AssertionError("no decision came")
+
+
+def test_a_server_killed_mid_game_is_replaced_and_the_game_goes_on(
+    tmp_path: Path, pg_database: str
+) -> None:
+    """kill -9 of the server process: another one on the same database (another port and data
+    directory) has the same hands, positions and clocks."""
+    local_server = _local_server()
+    flags = ("--database", pg_database, "--workers", "1", "--bot-workers", "1")
+    first = local_server(tmp_path / "one", *flags).start()
+    with contextlib.ExitStack() as stack:
+        stack.callback(first.stop)  # if the test fails before the kill
+        body = {
+            "course": "tiny",
+            "seats": [{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
+            "first_player": 0,
+            "seed": 5,
+            "program_seconds": 600,
+        }
+        game = httpx.post(f"{first.base}/api/games", json=body, timeout=30).json()
+        gid, token = game["game_id"], game["seats"][0]["token"]
+        ws = stack.enter_context(ws_connect(f"{first.ws_base}/ws/{gid}", open_timeout=10))
+        player = _Player(ws, token)
+        player.send(type="start")
+        bot, answered = RandomBot(4), set[str]()
+        state = player.waiting(answered)
+        while not any(p["kind"] == "program" for p in state["pending"]):
+            for pending in state["pending"]:  # what comes before programming
+                answered.add(pending["id"])
+                choice = bot.choose(state["observation"], decision_from_json(pending))
+                player.send(type="decide", decision_id=pending["id"], choice=json_choice(choice))
+            state = player.waiting(answered)
+        program = next(p for p in state["pending"] if p["kind"] == "program")
+        hand = program["info"]["hand"]
+        player.send(type="draft", decision_id=program["id"], program=[hand[2], *[None] * 4])
+        with psycopg.connect(pg_database) as conn:  # saved in the background: wait for it
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                row = conn.execute("SELECT data FROM runtime WHERE game_id = %s", (gid,)).fetchone()
+                if row is not None and hand[2] in row[0]:
+                    break
+                time.sleep(0.05)
+            else:
+                raise AssertionError("the draft was not saved")
+        first.kill9()
+
+    with (
+        local_server(tmp_path / "two", *flags) as second,
+        ws_connect(f"{second.ws_base}/ws/{gid}", open_timeout=10) as ws,
+    ):
+        player = _Player(ws, token)
+        again = player.waiting(set())
+        assert [p["id"] for p in again["pending"]] == [p["id"] for p in state["pending"]]
+        resumed = next(p for p in again["pending"] if p["id"] == program["id"])
+        assert resumed["info"]["hand"] == hand
+        assert resumed["deadline"] == program["deadline"]  # the same clock, not a new one
+        assert again["observation"] == state["observation"]  # robots, cards, damage
+        assert again["event_count"] == state["event_count"]
