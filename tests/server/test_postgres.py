@@ -176,7 +176,16 @@ def test_a_server_killed_mid_game_is_replaced_and_the_game_goes_on(
     """kill -9 of the server process: another one on the same database (another port and data
     directory) has the same hands, positions and clocks."""
     local_server = _local_server()
-    flags = ("--database", pg_database, "--workers", "1", "--bot-workers", "1")
+    flags = (
+        "--database",
+        pg_database,
+        "--workers",
+        "1",
+        "--bot-workers",
+        "1",
+        "--min-seconds",
+        "1",
+    )
     first = local_server(tmp_path / "one", *flags).start()
     with contextlib.ExitStack() as stack:
         stack.callback(first.stop)  # if the test fails before the kill
@@ -186,6 +195,7 @@ def test_a_server_killed_mid_game_is_replaced_and_the_game_goes_on(
             "first_player": 0,
             "seed": 5,
             "program_seconds": 600,
+            "grace_seconds": 1,  # seat 2 never comes: played for it after 1 s
         }
         game = httpx.post(f"{first.base}/api/games", json=body, timeout=30).json()
         gid, token = game["game_id"], game["seats"][0]["token"]

@@ -257,6 +257,7 @@ class GameServer:
         except (ValueError, KeyError, TypeError, RuntimeError, WorkerLost) as error:
             log.error("game %s could not be loaded: %s", game_id, error)
             return None
+        room.slim_down()  # until a page connects: the record and summary are enough
         room = self.rooms.setdefault(game_id, room)  # another call may have loaded it meanwhile
         self.prune()
         return room

@@ -224,6 +224,7 @@ class GameRoom:
         self._events_texts: dict[tuple[int, int, View], str] = {}
         self.talk = social.RoomTalk()  # chat, emotes and the rematch (social.py)
         self.runtime_text = "null"  # the runtime state last saved (JSON), see runtime()
+        self.slim = False  # a finished game without its events and views (see slim_down)
 
     @property
     def store(self) -> GameStore:
@@ -490,7 +491,9 @@ class GameRoom:
                 "outcome": self.outcome,
             }
             self.replay_text = with_raw(head, **parts)
-        return self.replay_text
+        text = self.replay_text
+        self.slim_down()
+        return text
 
     # ------------------------------------------------------- the worker
     def _views(self) -> list[View]:
@@ -540,6 +543,20 @@ class GameRoom:
         async with self.lock:
             await self._open_host()
             await self._release_host()
+            self.slim = False
+
+    def slim_down(self) -> None:
+        """A finished game nobody watches keeps only its summary, outcome and record: its
+        events, observations and replay go (most of a game's memory) and are built again from
+        the store when a page connects (:meth:`_hello`) or the replay is asked for."""
+        if self.status != FINISHED or self.conns:  # a page connects or watches
+            return
+        if self.ctx.pool.holds(self.id):  # still rebuilding (a replay under way)
+            return
+        self.events, self.views, self.pending, self.answered = [], {}, [], []
+        self.appeared, self.show_by, self._events_texts = {}, {}, {}
+        self.replay_text = self.stored_actions = None
+        self.slim = True
 
     def _absorb(self, update: Update) -> None:
         """Take what the worker reports into the mirror (events it had sent already are
@@ -609,6 +626,7 @@ class GameRoom:
             self._schedule_drive()
         elif finishing:
             await self._release_host()
+            self.slim_down()
         return update
 
     async def _automatic(self, op: str, *args: Any) -> bool:
@@ -676,6 +694,7 @@ class GameRoom:
         async with self.lock:
             self.conns.discard(conn)
             self.touched = time.time()
+            self.slim_down()
             if conn.seat is None or not conn.hello:
                 return
             seat = self.seats[conn.seat]
@@ -820,6 +839,10 @@ class GameRoom:
             if self.name_taken(name, seat_index):
                 raise ProtocolError("name_taken", f"another player in this game is called {name}")
         since = field_index(msg.data, "since")
+        if self.slim:  # a finished game's events and views, built again from the store
+            await self._open_host()
+            await self._release_host()
+            self.slim = False
         seat = None if seat_index is None else self.seats[seat_index]
         if seat is not None:
             dirty = not seat.taken or (name is not None and name != seat.name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -74,6 +75,9 @@ class PostgresStore:
         self.url = url
         self.shown_url = safe_url(url)
         self.busy_ms = max(1, round(busy_seconds * 1000))
+        # One call at a time on the connection: the server calls from its store thread only,
+        # but tests and tools read from theirs (a transaction must not take in their queries).
+        self.mutex = threading.RLock()
         try:
             self.conn = self._connect()
         except psycopg.Error as error:
@@ -147,9 +151,10 @@ class PostgresStore:
 
     def _transaction(self, work: Callable[[psycopg.Cursor[Any]], object]) -> None:
         try:
-            conn = self._connection()
-            with conn.transaction(), conn.cursor() as cur:
-                work(cur)
+            with self.mutex:
+                conn = self._connection()
+                with conn.transaction(), conn.cursor() as cur:
+                    work(cur)
         except psycopg.Error as error:
             text = " ".join(str(error).split()) or type(error).__name__
             raise StoreError(f"the database refused the save: {text}") from None
@@ -247,15 +252,23 @@ class PostgresStore:
         )
 
     # ------------------------------------------------------------- reads
+    def _rows(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self.mutex:
+            return self._connection().execute(query.encode(), args).fetchall()
+
     def _one(self, query: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        row: tuple[Any, ...] | None = self._connection().execute(query.encode(), args).fetchone()
-        return row
+        rows = self._rows(query, args)
+        return rows[0] if rows else None
 
     def rematch_of(self, game_id: str) -> str | None:
         row = self._one("SELECT rematch_id FROM rematches WHERE game_id = %s", (game_id,))
         return None if row is None else str(row[0])
 
     def load(self, game_id: str) -> StoredGame | None:
+        with self.mutex:
+            return self._load(game_id)
+
+    def _load(self, game_id: str) -> StoredGame | None:
         conn = self._connection()
         with conn.transaction(), conn.cursor() as cur:  # one snapshot of the game
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -293,15 +306,15 @@ class PostgresStore:
         return None if row is None else str(row[0])
 
     def ids_with_status(self, *statuses: str) -> list[str]:
-        rows = self._connection().execute(
+        rows = self._rows(
             "SELECT id FROM games WHERE status = ANY(%s) ORDER BY created", (list(statuses),)
         )
-        return [str(r[0]) for r in rows.fetchall()]
+        return [str(r[0]) for r in rows]
 
     def finished_summaries(self, limit: int = 50) -> list[dict[str, Any]]:
-        rows = self._connection().execute(
+        rows = self._rows(
             "SELECT id, created, updated, settings, seats, result FROM games"
             " WHERE status = 'finished' ORDER BY updated DESC LIMIT %s",
             (limit,),
         )
-        return [finished_summary(*r) for r in rows.fetchall()]
+        return [finished_summary(*r) for r in rows]
