@@ -182,15 +182,16 @@ def finished_summary(
     }
 
 
-def updated_columns(
+def game_update(
+    game_id: str,
     status: str | None,
     seats: list[dict[str, Any]] | None,
     result: str | None,
     record: str | None,
     mark: str = "?",
-) -> tuple[list[str], list[Any]]:
-    """The ``SET`` clauses and values of a change to a game's row (``mark``: the database's
-    parameter mark); ``updated`` is always set."""
+) -> tuple[str, list[Any]]:
+    """The ``UPDATE`` of a game's row and its values (``mark``: the database's parameter
+    mark); ``updated`` is always set."""
     sets = [f"updated = {mark}"]
     values: list[Any] = [time.time()]
     for column, value in (
@@ -202,7 +203,16 @@ def updated_columns(
         if value is not None:
             sets.append(f"{column} = {mark}")
             values.append(value)
-    return sets, values
+    values.append(game_id)
+    return f"UPDATE games SET {', '.join(sets)} WHERE id = {mark}", values
+
+
+def action_rows(
+    game_id: str, first: int, rows: Iterable[tuple[str, int, str]]
+) -> list[tuple[str, int, str, int, str, float]]:
+    """The rows of the ``actions`` table for actions ``first, first+1, ...``."""
+    now = time.time()
+    return [(game_id, first + i, d, s, c, now) for i, (d, s, c) in enumerate(rows)]
 
 
 class DataDirLock:
@@ -378,11 +388,8 @@ class Store:
         result: str | None = None,
         record: str | None = None,
     ) -> None:
-        sets, values = updated_columns(status, seats, result, record)
-        values.append(game_id)
-        self._transaction(
-            lambda: self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
-        )
+        query, values = game_update(game_id, status, seats, result, record)
+        self._transaction(lambda: self.db.execute(query, values))
 
     def append_actions(
         self,
@@ -396,12 +403,10 @@ class Store:
     ) -> None:
         """Store actions ``first, first+1, ...`` and, in the same transaction, the game's new
         status (a finished game's result and record): all of it or nothing."""
-        now = time.time()
-        data = [(game_id, first + i, d, s, c, now) for i, (d, s, c) in enumerate(rows)]
+        data = action_rows(game_id, first, rows)
         if not data and status is None:
             return
-        sets, values = updated_columns(status, None, result, record)
-        values.append(game_id)
+        query, values = game_update(game_id, status, None, result, record)
 
         def work() -> None:
             self.db.executemany(
@@ -409,7 +414,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 data,
             )
-            self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
+            self.db.execute(query, values)
 
         self._transaction(work)
 

@@ -33,9 +33,10 @@ from roborally.server.store import (
     DatabaseUnavailable,
     StoredGame,
     StoreError,
+    action_rows,
     finished_summary,
+    game_update,
     safe_url,
-    updated_columns,
 )
 
 #: The key of the advisory lock held while migrations run ("roborally" in ASCII, 8 bytes' worth).
@@ -188,9 +189,7 @@ class PostgresStore:
         result: str | None = None,
         record: str | None = None,
     ) -> None:
-        sets, values = updated_columns(status, seats, result, record, "%s")
-        values.append(game_id)
-        query = f"UPDATE games SET {', '.join(sets)} WHERE id = %s"
+        query, values = game_update(game_id, status, seats, result, record, "%s")
         self._transaction(lambda cur: cur.execute(query.encode(), values))
 
     def append_actions(
@@ -205,13 +204,10 @@ class PostgresStore:
     ) -> None:
         """Store actions ``first, first+1, ...`` and, in the same transaction, the game's new
         status (a finished game's result and record): all of it or nothing."""
-        now = time.time()
-        data = [(game_id, first + i, d, s, c, now) for i, (d, s, c) in enumerate(rows)]
+        data = action_rows(game_id, first, rows)
         if not data and status is None:
             return
-        sets, values = updated_columns(status, None, result, record, "%s")
-        values.append(game_id)
-        query = f"UPDATE games SET {', '.join(sets)} WHERE id = %s"
+        query, values = game_update(game_id, status, None, result, record, "%s")
 
         def work(cur: psycopg.Cursor[Any]) -> None:
             if data:
