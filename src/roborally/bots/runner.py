@@ -11,7 +11,7 @@ from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.content.eventwords import EventWords
 from roborally.content.fairness import new_seed
-from roborally.content.i18n import text
+from roborally.content.i18n import text, title_of
 from roborally.content.record import write_record
 from roborally.engine.core.decisions import Action, Decision, DecisionKind
 from roborally.engine.core.events import Event, EventKind
@@ -82,7 +82,14 @@ def play_game(
     log = EventLog(lang, edition, names)
     seated = ", ".join(f"{n} ({b})" for n, b in zip(names, bots, strict=True))
     out.write(
-        text(lang, "cli.header", edition=edition, title=info.title, id=info.id, players=seated)
+        text(
+            lang,
+            "cli.header",
+            edition=edition,
+            title=title_of(lang, "course", info.id, info.title),
+            id=info.id,
+            players=seated,
+        )
         + "\n"
     )
     if chosen:

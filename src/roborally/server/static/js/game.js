@@ -21,7 +21,7 @@ import { variantInfo } from "./variants.js";
 import { LogView } from "./logview.js";
 import { notifyOn, setNotify, yourTurnAlert } from "./notify.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
-import { hasText, languageSwitcher, t } from "./i18n.js";
+import { hasText, languageSwitcher, t, titleOf } from "./i18n.js";
 
 // The stage of the round an observation names, as the phase line shows it (game.stage.*).
 const STAGES = {
@@ -260,22 +260,23 @@ export class GameScreen {
       setCatalogue(cards);
       if (this.state) this.renderPlayers();
     });
-    this.titleEl.textContent = course;
+    this.titleEl.textContent = titleOf("course", course);
     this.renderInfo(null);
     api.options().then((o) => {
       this.options = o;
       const c = (o.courses || []).find((x) => x.id === course);
       if (c) {
         this.courseInfo = c;
-        this.titleEl.textContent = c.title;
-        this.baseTitle = t("game.page_title", { course: c.title });
+        const title = titleOf("course", c.id, c.title);
+        this.titleEl.textContent = title;
+        this.baseTitle = t("game.page_title", { course: title });
         this.updateTurnNotice();
       }
       this.renderInfo(o);
       if (this.state) this.renderPlayers();
     }).catch(() => {});
     if (!this.board) {
-      this.board = new BoardView(msg.board, { course, variants: msg.settings.variants, edition: msg.settings.edition });
+      this.board = new BoardView(msg.board, { course, title: titleOf("course", course), variants: msg.settings.variants, edition: msg.settings.edition });
       this.anim = new Animator(this.board, {
         onEvent: (e, instant) => this.onEvent(e, instant),
         onBusy: () => this.root.classList.add("animating"),

@@ -8,7 +8,7 @@ import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
 import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
-import { hasText, language, languageSwitcher, t } from "./i18n.js";
+import { hasText, language, languageSwitcher, t, titleOf } from "./i18n.js";
 import { seatChip } from "./seats.js";
 import { fill, h, seatUrl, store, tableUrl, toast } from "./util.js";
 
@@ -172,7 +172,8 @@ export class Lobby {
     while (this.seats.length < low) this.seats.push({ kind: "bot", bot: this.defaultBot() });
     fill(this.courseInfo,
       h("span.tag", null, c.tier ? named("lobby.tier.", c.tier) : t("lobby.course_tag")), h("span.tag", null, c.length ? named("lobby.length.", c.length) : ""),
-      h("span", null, [t("lobby.checkpoints", { count: c.checkpoints }), t("lobby.player_range", { low, high }), t("lobby.boards", { count: c.boards.length })].join(" · ")));
+      h("span", null, [t("lobby.checkpoints", { count: c.checkpoints }), t("lobby.player_range", { low, high }), t("lobby.boards", { count: c.boards.length })].join(" · ")),
+      h("span.dim", { "data-testid": "course-boards" }, t("lobby.board_list", { boards: c.boards.map((b) => titleOf("board", b)).join(", ") })));
     const ask = c.id;
     boardSvg(c.id, [], this.edition).then((svg) => {
       if (this.courseSelect.value !== ask) return;
@@ -349,7 +350,7 @@ export class Lobby {
     const mine = await this.seatStatuses(store.get("mine", []).slice(0, 6), active, finished);
     const title = (id) => {
       const c = this.options.courses.find((x) => x.id === id);
-      return c ? c.title : id;
+      return titleOf("course", id, c && c.title);
     };
     const rules = (ids) => this.rulesTitles(ids);
     fill(this.gamesBox,
@@ -455,7 +456,7 @@ function groupCourses(courses) {
   for (const [tier, list] of tiers) {
     const group = h("optgroup", { label: named("lobby.tier.", tier) });
     const about = (c) => [c.length ? named("lobby.length.", c.length) : null, `${c.players[0]}–${c.players[1]}`].filter(Boolean).join(", ");
-    for (const c of list) group.append(h("option", { value: c.id }, `${c.title} (${about(c)})`));
+    for (const c of list) group.append(h("option", { value: c.id }, `${titleOf("course", c.id, c.title)} (${about(c)})`));
     out.push(group);
   }
   return out;
