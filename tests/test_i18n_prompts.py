@@ -141,3 +141,30 @@ def test_the_command_line_prints_the_questions_in_the_language() -> None:
         assert cli.main([*argv, "--bots", "random,random"]) == 0
     asked = text("cs", "cli.asked", name="Red", question=text("cs", "decision.prompt.start_space"))
     assert asked in out.getvalue()
+
+
+#: Defaults that are option words the page already names (decision.word.*).
+OPTION_WORDS = {"left", "stay", "use nothing", "yes", "no"}
+#: Where a call takes its default: Decision(..., options, default), ask_choice(..., default).
+DEFAULT_AT = {"Decision": 5, "ask_choice": 4, "choose": 5}
+
+
+def test_every_fixed_default_of_the_engine_has_words_in_every_language() -> None:
+    found = set()
+    for path in sorted(p for p in ENGINE.rglob("*.py") if "core" not in p.parts):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            at = DEFAULT_AT.get(str(name))
+            if at is None or len(node.args) <= at:
+                continue
+            value = node.args[at]
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found.add(value.value)
+    assert len(found) >= 12
+    for default in found - OPTION_WORDS:
+        key = "decision.fallback." + re.sub(r"[^a-z0-9]+", "_", default.lower()).strip("_")
+        for lang in LANGUAGES:
+            assert key in strings(lang), (lang, default)
+        assert text("en", key) == default

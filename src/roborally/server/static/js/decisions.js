@@ -119,6 +119,14 @@ function phrase(option) {
   return cap(lower.replace(/_/g, " "));
 }
 
+/** What a timeout does, in words: one of the engine's fixed sentences (decision.fallback.*,
+ * keyed by the English words), else the option it picks. */
+function defaultWords(kind, decision, words) {
+  const value = decision.default;
+  const key = typeof value === "string" ? "decision.fallback." + value.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") : "";
+  return key && hasText(key) ? t(key) : labelFor(kind, value, decision, words);
+}
+
 const cap = (text) => text.replace(/^./, (c) => c.toUpperCase());
 
 function optionCard(option) {
@@ -313,7 +321,7 @@ export function decisionControls(decision, ctx) {
     handRow(decision, ctx.ownPlayer),
     row,
     confirmBox,
-    decision.default && options.length ? h("p.default", null, t("decision.default", { choice: labelFor(kind, decision.default, decision, words) })) : null,
+    decision.default && options.length ? h("p.default", null, t("decision.default", { choice: defaultWords(kind, decision, words) })) : null,
   );
   return {
     el,

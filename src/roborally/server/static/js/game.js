@@ -861,7 +861,7 @@ export class GameScreen {
     const o = st.outcome || {};
     return [
       this.trayHead(t("game.over")),
-      h("p.result-line", { "data-testid": "result-line" }, prettyResult(o.result) || t("game.over_line")),
+      h("p.result-line", { "data-testid": "result-line" }, (st.outcome ? prettyResult(o) : "") || t("game.over_line")),
       this.revealSlot(),
       h("div.program-actions", null,
         h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, t("game.show_result")),
@@ -1041,7 +1041,7 @@ export class GameScreen {
       h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": t("lobby.result"), "data-testid": "result" },
         h("div.trophy", null, icon(won ? "trophy" : "flag")),
         h("h2", null, me ? t("game.you_win") : won ? t("game.winner", { name: outcome.winner_name }) : t("game.race_over")),
-        h("p.result-text", null, prettyResult(outcome.result)),
+        h("p.result-text", null, prettyResult(outcome)),
         list,
         this.revealSlot(),
         h("div.modal-actions", null,
@@ -1056,9 +1056,20 @@ export class GameScreen {
 
 /** How a game ended, from the server's result ("Red wins (checkpoints)", "no winner
  * (round_limit)"), in the page's language. */
-export function prettyResult(text) {
-  const raw = String(text || "");
+/** The game-over sentence in the page's language: from an outcome's ``termination``,
+ * ``winner`` and ``winner_name`` when it has them, else from the English ``result`` words
+ * ("Red wins (checkpoints)", as a finished game of the lobby's list has them). */
+export function prettyResult(outcome) {
   const how = (end) => (hasText("game.end." + end) ? t("game.end." + end) : end.replace(/_/g, " "));
+  if (outcome && typeof outcome === "object") {
+    if (outcome.termination) {
+      const won = outcome.winner !== null && outcome.winner !== undefined;
+      return won ? t("game.result_win", { name: outcome.winner_name ?? t("common.robot_n", { n: outcome.winner + 1 }), how: how(outcome.termination) })
+        : t("game.result_none", { how: how(outcome.termination) });
+    }
+    return prettyResult(outcome.result);
+  }
+  const raw = String(outcome || "");
   let m = /^(.*) wins \((\w+)\)$/.exec(raw);
   if (m) return t("game.result_win", { name: m[1], how: how(m[2]) });
   m = /^no winner \((\w+)\)$/.exec(raw);

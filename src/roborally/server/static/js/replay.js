@@ -118,7 +118,7 @@ export class ReplayScreen {
       : null;
     const tray = h("section.tray", { "data-testid": "replay" },
       h("div.tray-head", null, h("h2", null, t("lobby.replay"))),
-      h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o.result)),
+      h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o)),
       controls,
       h("div.program-actions", null,
         h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, t("game.download_record")),
