@@ -126,7 +126,7 @@ export class GameScreen {
     this.legendSlot = h("div.legend-slot");
     this.side = h("aside.side", null, this.playersEl, logBox, this.legendSlot, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
-    this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields) });
+    this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields), gameId: this.gameId });
     this.side.insertBefore(this.chat.el, this.playersEl.nextSibling);
     this.renderNotify();
     fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
@@ -928,7 +928,8 @@ export class GameScreen {
   }
 
   invites() {
-    const created = store.get("created." + this.gameId, null);
+    // A new game's creator, or the creator of the game this one is the rematch of (rematch.js).
+    const created = store.get("created." + this.gameId, null) || store.get("invites." + this.gameId, null);
     const rows = [];
     const origin = location.origin;
     if (created) {

@@ -82,7 +82,7 @@ export class Lobby {
     this.programInput = h("input", { type: "number", min: low, max: high, value: o.defaults.program_seconds ?? 300, id: "program-seconds", "data-testid": "program-seconds" });
     this.seedInput = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", placeholder: t("lobby.seed_placeholder"), id: "seed", "data-testid": "seed" });
     this.publicInput = h("input", { type: "checkbox", checked: true, id: "public" });
-    this.tableInput = h("input", { type: "checkbox", id: "table-mode", "data-testid": "table-mode" });
+    this.tableInput = h("input", { type: "checkbox", id: "table-mode", "data-testid": "table-mode", onchange: () => this.renderSeats() });
     this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, t("lobby.create"));
     this.createError = h("p.error.form-error", { role: "alert", "data-testid": "create-error", hidden: true });
     const form = h("form.create-form", { onsubmit: (e) => { e.preventDefault(); this.create(); } },
@@ -217,7 +217,8 @@ export class Lobby {
       const chip = seatChip(i);
       if (seat.me) {
         return h("div.seat-row", { "data-testid": "seat-row" }, chip,
-          h("span.seat-me", null, t("lobby.seat_you", { name: this.nameInput.value.trim() || colourName(i) })));
+          // At one table this screen is everyone's: the creator's seat is one of the table's.
+          h("span.seat-me", { "data-testid": "seat-me" }, t(this.tableInput && this.tableInput.checked ? "lobby.seat_at_table" : "lobby.seat_you", { name: this.nameInput.value.trim() || colourName(i) })));
       }
       const kind = h("select", {
         "aria-label": t("lobby.seat_n", { n: i + 1 }), "data-testid": "seat-kind",
