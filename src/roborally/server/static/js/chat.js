@@ -68,7 +68,7 @@ export class ChatPanel {
       type: "button", "aria-controls": "chat-body", "data-testid": "chat-toggle",
       onclick: () => this.setOpen(!this.open),
     }, h("span.chat-title", null, t("chat.title")), this.countEl);
-    this.log = h("ol.chat-log", { role: "log", "aria-live": "polite", "aria-label": t("chat.log_label"), "data-testid": "chat-log" });
+    this.log = h("ol.chat-log", { "aria-live": "polite", "aria-relevant": "additions", "aria-label": t("chat.log_label"), "data-testid": "chat-log" });
     this.emptyEl = h("p.chat-empty", null, t("chat.empty_log"));
     this.input = h("input.chat-input", {
       type: "text", maxlength: this.maxChars, autocomplete: "off", enterkeyhint: "send",

@@ -1037,7 +1037,15 @@ export class GameScreen {
         h("span.pname", null, seat === this.seat ? t("lobby.seat_you", { name: this.name(seat) }) : this.name(seat)),
         h("span.dim", null, p ? `⚑ ${p.checkpoint}/${total}` : "")));
     });
-    const close = () => modal.remove();
+    // A dialog: Esc closes it too (and the focus goes back where it was).
+    const before = document.activeElement;
+    const onKey = (e) => e.key === "Escape" && close();
+    const close = () => {
+      modal.remove();
+      document.removeEventListener("keydown", onKey);
+      if (before && before.isConnected) before.focus();
+    };
+    document.addEventListener("keydown", onKey);
     const modal = h("div.modal-back", { onclick: (e) => e.target === modal && close() },
       h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": t("lobby.result"), "data-testid": "result" },
         h("div.trophy", null, icon(won ? "trophy" : "flag")),
@@ -1055,8 +1063,6 @@ export class GameScreen {
   }
 }
 
-/** How a game ended, from the server's result ("Red wins (checkpoints)", "no winner
- * (round_limit)"), in the page's language. */
 /** The game-over sentence in the page's language: from an outcome's ``termination``,
  * ``winner`` and ``winner_name`` when it has them, else from the English ``result`` words
  * ("Red wins (checkpoints)", as a finished game of the lobby's list has them). */
@@ -1079,7 +1085,7 @@ export function prettyResult(outcome) {
 }
 
 function linkRow(label, url, testid, taken) {
-  const input = h("input.link", { type: "text", readonly: true, value: url, "data-testid": testid, onclick: (e) => e.target.select() });
+  const input = h("input.link", { type: "text", readonly: true, value: url, "aria-label": label, "data-testid": testid, onclick: (e) => e.target.select() });
   const btn = h("button.ghost.copy", {
     type: "button",
     onclick: async () => {
