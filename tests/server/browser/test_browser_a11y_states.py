@@ -13,7 +13,15 @@ from playwright.sync_api import Page, expect
 
 from roborally.server.rules_pages import page_editions
 
-from .conftest import DESKTOP, MIN_SECONDS, PHONE, Contexts, ServerProcess, start_game
+from .conftest import (
+    DESKTOP,
+    MIN_SECONDS,
+    PHONE,
+    Contexts,
+    ServerProcess,
+    as_creator,
+    start_game,
+)
 from .test_browser_a11y import axe_problems, axe_script
 
 SCHEMES = ["dark", "light"]
@@ -78,7 +86,7 @@ def test_axe_finds_no_serious_problem_at_the_game_over_and_in_the_rematch(
     )
     page = themed(contexts, scheme)
     page.goto(live_server.seat_url(game, 0, speed=0, lang="en"))
-    page.evaluate("(c) => localStorage.setItem('rr.created.' + c.game_id, JSON.stringify(c))", game)
+    as_creator(page, game)
     page.reload()
     problems = checked(page, "waiting-room", shots, scheme)
     page.click("[data-testid=start-game]")
@@ -105,9 +113,7 @@ def test_axe_finds_no_serious_problem_in_the_tabletop_mode(
     )
     table = themed(contexts, scheme)
     table.goto(live_server.base + "/?lang=en")
-    table.evaluate(
-        "(c) => localStorage.setItem('rr.created.' + c.game_id, JSON.stringify(c))", game
-    )
+    as_creator(table, game)
     table.goto(f"{live_server.base}/?game={game['game_id']}&table=1&speed=0&lang=en")
     expect(table.get_by_test_id("table-qr-1")).to_be_visible()
     table.wait_for_function(

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, expect
 
-from .conftest import MIN_SECONDS, Contexts, ServerProcess
+from .conftest import MIN_SECONDS, Contexts, ServerProcess, as_creator
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -39,7 +39,7 @@ def test_two_players_chat_send_an_emote_and_play_a_rematch(
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     ada.goto(live_server.seat_url(game, 0, speed=0, lang="en"))
     # Ada made the game (as the lobby keeps a new game's links in her browser).
-    ada.evaluate("(c) => localStorage.setItem('rr.created.' + c.game_id, JSON.stringify(c))", game)
+    as_creator(ada, game)
     bo.goto(live_server.seat_url(game, 1, speed=0, lang="en"))
     watcher.goto(f"{live_server.base}/?game={game['game_id']}&speed=0&lang=en")
     for page in (ada, bo):
