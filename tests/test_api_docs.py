@@ -166,7 +166,10 @@ def test_every_observation_key_is_documented(
                 assert set(register) <= doc["register"], set(register) - doc["register"]
                 seen["register"] |= set(register)
         for pending in obs["pending"]:
-            assert set(pending) == {"id", "seat", "kind", "prompt", "options", "default", "info"}
+            assert set(pending) == {
+                *("id", "seat", "kind", "prompt", "prompt_key", "prompt_args"),
+                *("options", "default", "info"),
+            }
     for name, keys in doc.items():
         assert keys <= seen[name], f"the doc lists {keys - seen[name]} ({name}), never seen"
 

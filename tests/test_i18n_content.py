@@ -20,7 +20,7 @@ from roborally.content.boardjson import grid_to_json
 from roborally.content.catalogue import cards_json
 from roborally.content.courses import list_courses
 from roborally.content.eventwords import EventWords
-from roborally.content.i18n import LANGUAGES, strings, text
+from roborally.content.i18n import LANGUAGES, strings, text, title_of
 from roborally.engine.core.events import EventKind
 from roborally.engine.editions import all_editions, edition
 from roborally.engine.game import Game
@@ -28,6 +28,23 @@ from roborally.engine.game import Game
 EDITIONS = [e.id for e in all_editions()]
 OTHERS = [lang for lang in LANGUAGES if lang != "en"]
 PLACEHOLDER = re.compile(r"\{\w+\}")
+
+
+def test_every_course_and_board_has_its_title_in_every_language() -> None:
+    boards: dict[str, str] = {}
+    for course in list_courses():
+        # The English texts are the data's own titles (a new course without a text shows them).
+        assert text("en", f"course.{course.id}.title") == course.title, course.id
+        for placed in course.course.boards:
+            boards[placed.board.name] = placed.board.title
+    for name, title in boards.items():
+        assert text("en", f"board.{name}.title") == title, name
+    listed = {k.split(".")[1] for k in strings("en") if k.startswith("board.")}
+    assert listed == set(boards), "board titles of boards no course uses"
+    for lang in OTHERS:
+        for course in list_courses():
+            assert title_of(lang, "course", course.id) != course.id
+    assert title_of("pl", "course", "no-such-course", "Its Own Title") == "Its Own Title"
 
 
 @pytest.mark.parametrize("edition_id", EDITIONS)
@@ -174,7 +191,8 @@ def test_the_command_line_log_stays_english_by_default(monkeypatch: pytest.Monke
     out = io.StringIO()
     with redirect_stdout(out):
         assert cli.main(["play", "--seed", "5", "--max-rounds", "2"]) == 0
-    assert out.getvalue().startswith("RoboRally 2023 – trať Training Run (tiny), hráči:")
+    # The course's title too is in the language (course.ID.title).
+    assert out.getvalue().startswith("RoboRally 2023 – trať Cvičná jízda (tiny), hráči:")
 
 
 def test_replay_in_a_language(tmp_path: Any) -> None:

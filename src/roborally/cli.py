@@ -461,7 +461,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="decimal or 0x-hex (default: a fresh secret seed, shown at the end)",
     )
     play.add_argument("--record", metavar="FILE", help="write the game record to this file")
-    play.add_argument("-v", "--verbose", action="store_true", help="print every event")
+    play.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print every event, and every question a bot answers but its program",
+    )
     _add_lang_option(play)
     play.set_defaults(func=_cmd_play)
 

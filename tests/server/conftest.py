@@ -40,6 +40,16 @@ def make_client(data_dir: Path, options: ServerOptions = FAST) -> TestClient:
 
 
 @pytest.fixture
+def extras(tmp_path: Path) -> TestClient:
+    """A test client of a server with the page's extra endpoints (``web_extras``)."""
+    from roborally.server import web_extras
+
+    client = make_client(tmp_path)
+    web_extras.install(client.app)  # type: ignore[arg-type]
+    return client
+
+
+@pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     with make_client(tmp_path) as test_client:
         yield test_client

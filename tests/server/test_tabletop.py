@@ -3,22 +3,12 @@ given only to whoever holds that seat's token, never cached."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from starlette.testclient import TestClient
 
-from roborally.server import web_extras
 from roborally.server.tabletop import qr_svg
 
-from .conftest import create, make_client
-
-
-@pytest.fixture
-def extras(tmp_path: Path) -> TestClient:
-    client = make_client(tmp_path)
-    web_extras.install(client.app)  # type: ignore[arg-type]
-    return client
+from .conftest import create
+from .qrcodes import decode_svg
 
 
 def test_a_seat_code_is_the_qr_code_of_its_link(extras: TestClient) -> None:
@@ -49,3 +39,19 @@ def test_qr_codes_encode_the_whole_link() -> None:
     svg = qr_svg("http://192.168.1.5:8000/?game=abc#token=" + "x" * 24)
     assert svg is not None and svg.count("<svg") == 1 and 'fill="#fff"' in svg
     assert qr_svg("a") != qr_svg("b")
+
+
+def test_each_seat_code_reads_back_as_its_join_link(extras: TestClient) -> None:
+    """Decoded from its pixels by a real QR reader, each seat's code is that seat's link."""
+    with extras as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "human"}])
+        read = []
+        for seat in game["seats"]:
+            url = f"/api/games/{game['game_id']}/seats/{seat['seat']}/qr"
+            answer = client.post(url, json={"token": seat["token"]})
+            assert answer.status_code == 200
+            assert decode_svg(answer.text) == [seat["url"]]
+            read.append(seat["url"])
+        assert len(set(read)) == 3 and all(
+            f"#token={s['token']}" in u for s, u in zip(game["seats"], read, strict=True)
+        )

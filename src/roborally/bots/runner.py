@@ -11,9 +11,9 @@ from roborally.content.cards import damage_deck
 from roborally.content.courses import find_course
 from roborally.content.eventwords import EventWords
 from roborally.content.fairness import new_seed
-from roborally.content.i18n import text
+from roborally.content.i18n import text, title_of
 from roborally.content.record import write_record
-from roborally.engine.core.decisions import Action
+from roborally.engine.core.decisions import Action, Decision, DecisionKind
 from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.rng import seed_commitment, seed_text
 from roborally.engine.core.state import GameConfig
@@ -82,7 +82,14 @@ def play_game(
     log = EventLog(lang, edition, names)
     seated = ", ".join(f"{n} ({b})" for n, b in zip(names, bots, strict=True))
     out.write(
-        text(lang, "cli.header", edition=edition, title=info.title, id=info.id, players=seated)
+        text(
+            lang,
+            "cli.header",
+            edition=edition,
+            title=title_of(lang, "course", info.id, info.title),
+            id=info.id,
+            players=seated,
+        )
         + "\n"
     )
     if chosen:
@@ -99,6 +106,8 @@ def play_game(
         for decision in game.pending_decisions():
             bot = players[decision.seat]
             choice = bot.choose(game.observation(decision.seat), decision)
+            if verbose and decision.kind is not DecisionKind.PROGRAM:
+                out.write(f"  {log.question(decision)}\n")
             for event in game.apply(Action(decision.id, decision.seat, choice)):
                 if verbose:
                     log.write(event, out)
@@ -125,7 +134,14 @@ class EventLog:
 
     def __init__(self, lang: str, edition: str, names: tuple[str, ...]) -> None:
         self.lang = lang
+        self.edition, self.names = edition, names
         self.words = None if lang == "en" else EventWords(lang, edition, names)
+
+    def question(self, decision: Decision) -> str:
+        """The line of a question a bot is asked: who, and the question in the language."""
+        words = self.words or EventWords("en", self.edition, self.names)
+        asked = words.question(decision.prompt_key, decision.prompt_args, decision.prompt)
+        return text(self.lang, "cli.asked", name=words.name(decision.seat), question=asked)
 
     def line(self, event: Event) -> str | None:
         """The line of ``event`` (``None``: the other languages leave bookkeeping out)."""

@@ -19,6 +19,7 @@ round). A robot is named in the nominative; a cause that names a card shows its 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -119,6 +120,33 @@ class EventWords:
 
     def facing(self, letter: str) -> str:
         return self.t(f"term.facing.{letter}") if letter in _DIRS else letter
+
+    def question(self, key: str, args: Mapping[str, Any], english: str = "") -> str:
+        """A decision's question (its message ``key`` and ``args``, see
+        :class:`~roborally.engine.core.decisions.Prompt`) in words; ``english`` when the key
+        is not known (see ``question`` in decisions.js).
+
+        >>> EventWords("pl", "2023", ("Red", "Blue")).question(
+        ...     "magnetic", {"count": 2, "direction": "N", "player": 1})
+        'Magnetyzm: przesunąć się o 2 pola na północ razem z Blue?'
+        """
+        if not key or (
+            not self.has(f"decision.prompt.{key}") and not self.has(f"decision.prompt.{key}.other")
+        ):
+            return english or key
+        values: dict[str, Any] = {}
+        for name, value in args.items():
+            if name.startswith("card"):
+                values[name] = self.card_title(str(value))
+            elif name == "player":
+                values[name] = self.name(int(value))
+            elif name == "direction":
+                values[name] = self.t(f"term.dir.to.{value}")
+            elif name == "cause":
+                values[name] = self.cause_word(str(value))
+            else:
+                values[name] = value
+        return self.t(f"decision.prompt.{key}", **values)
 
     # ------------------------------------------------------------ sentences
     def sentence(self, event: Event) -> str | None:

@@ -75,6 +75,18 @@ def plural_category(lang: str, count: int) -> str:
     return "one" if n == 1 else "other"
 
 
+def title_of(lang: str, kind: str, id: str, english: str = "") -> str:
+    """A course's or a board's title (``kind`` ``course`` or ``board``) in ``lang``: the text
+    ``KIND.ID.title``, else ``english`` (the data's own title), else the id.
+
+    >>> title_of("pl", "course", "y23-high-voltage"), title_of("uk", "board", "new-board", "New")
+    ('Wysokie napięcie', 'New')
+    """
+    key = f"{kind}.{id}.title"
+    found = strings(lang).get(key) or strings(DEFAULT).get(key)
+    return found or english or id
+
+
 def text(lang: str, key: str, **values: Any) -> str:
     """The text of ``key`` in ``lang`` (English when ``lang`` lacks it; the key itself when
     no language has it), placeholders filled from ``values``."""

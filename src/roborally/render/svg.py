@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from xml.sax.saxutils import escape, quoteattr
 
@@ -714,15 +714,20 @@ def _label_spot(grid: Grid, rect: tuple[int, int, int, int], span: int) -> tuple
     return True, True
 
 
-def _labels(grid: Grid, c: float) -> list[str]:
-    """Each board's title in small text in a free corner (docks say so after the title)."""
+def _english_label(board: Board) -> str:
+    return (board.title or board.name) + (" · dock" if board.kind == "dock" else "")
+
+
+def _labels(grid: Grid, c: float, label_of: Callable[[Board], str] = _english_label) -> list[str]:
+    """Each board's title in small text in a free corner (docks say so after the title);
+    ``label_of`` words it (another language's, say)."""
     out = ['<g class="board-labels">']
     size = max(7.0, c * 0.2)
     pad = c * 0.1
     for index, rect in enumerate(_board_rects(grid)):
         x, y, w, h = rect
         board = grid.course.boards[index].board
-        label = (board.title or board.name) + (" · dock" if board.kind == "dock" else "")
+        label = label_of(board)
         width = len(label) * size * 0.62 + size
         height = size * 1.4
         bottom, left = _label_spot(grid, rect, math.ceil((width + pad) / c))
@@ -743,12 +748,19 @@ def _labels(grid: Grid, c: float) -> list[str]:
 # Public API
 
 
-def board_layer(grid: Grid, *, cell: int = 48, classic: bool = False) -> str:
+def board_layer(
+    grid: Grid,
+    *,
+    cell: int = 48,
+    classic: bool = False,
+    label_of: Callable[[Board], str] = _english_label,
+) -> str:
     """An SVG ``<g>`` drawing the static course of ``grid``, with cell (0, 0) at the origin.
 
     The group spans ``grid.width * cell`` by ``grid.height * cell`` units (walls on the outer
     edge stick out by half their thickness). ``classic`` draws normal belts yellow, as on the
-    classic edition's boards.
+    classic edition's boards. ``label_of`` gives each board's label (default: its English title,
+    `` · dock`` after a dock's).
     """
     c = float(cell)
     out = [f'<g class="board-layer" id="rr-board-layer" font-family="{FONT}">']
@@ -802,7 +814,7 @@ def board_layer(grid: Grid, *, cell: int = 48, classic: bool = False) -> str:
     out.append("</g>")
     out += emitters
     out.append("</g>")
-    out += _labels(grid, c)
+    out += _labels(grid, c, label_of)
     out.append("</g>")
     return "\n".join(out)
 

@@ -1,7 +1,8 @@
 """Two read-only endpoints the web page uses besides the protocol (docs/web-client.md).
 
-* ``GET /api/web/board.svg?course=ID[&variants=a,b][&edition=E]``: the course's board layer,
-  drawn by :mod:`roborally.render`, as a standalone SVG. The page puts its own robot layer on
+* ``GET /api/web/board.svg?course=ID[&variants=a,b][&edition=E][&lang=L]``: the course's
+  board layer, drawn by :mod:`roborally.render`, as a standalone SVG, the boards' labels in
+  language ``L`` (default English). The page puts its own robot layer on
   top, in the same coordinates (cell ``(x, y)`` spans ``x*cell .. (x+1)*cell``; the document
   has ``data-cell`` and a ``viewBox`` with ``data-margin`` around the course).
   ``dynamic_archiving`` among the variants leaves the reboot tokens off, as in the game.
@@ -20,6 +21,7 @@ Mount them before the static files::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 from starlette.applications import Starlette
@@ -29,6 +31,8 @@ from starlette.routing import BaseRoute, Route
 
 from roborally.content.catalogue import cards_json
 from roborally.content.courses import list_courses
+from roborally.content.i18n import DEFAULT, LANGUAGES, text, title_of
+from roborally.engine.core.board import Board
 from roborally.engine.editions import all_editions, edition
 from roborally.render import board_layer
 from roborally.server import rules_pages
@@ -43,9 +47,11 @@ def _error(status: int, code: str, text: str) -> JSONResponse:
 
 
 @cache  # bounded: only known courses, editions and their own variants are asked for
-def board_svg_text(course_id: str, edition_id: str, variants: frozenset[str]) -> str | None:
+def board_svg_text(
+    course_id: str, edition_id: str, variants: frozenset[str], lang: str = DEFAULT
+) -> str | None:
     """The board layer of ``course_id`` as the edition plays it with these variants, as a
-    standalone SVG document (``None``: no such course)."""
+    standalone SVG document, its boards labelled in ``lang`` (``None``: no such course)."""
     info = next((c for c in list_courses() if c.id == course_id), None)
     if info is None:
         return None
@@ -59,21 +65,33 @@ def board_svg_text(course_id: str, edition_id: str, variants: frozenset[str]) ->
         f' data-margin="{MARGIN}" data-width="{grid.width}" data-height="{grid.height}">'
         f'<rect class="background" x="{-MARGIN}" y="{-MARGIN}" width="{width}"'
         f' height="{height}" fill="#1f2430"/>'
-        f"{board_layer(grid, cell=CELL, classic=classic)}</svg>\n"
+        f"{board_layer(grid, cell=CELL, classic=classic, label_of=board_label(lang))}</svg>\n"
     )
+
+
+def board_label(lang: str) -> Callable[[Board], str]:
+    """A board's label on the course picture in ``lang``: its title, a dock's said so."""
+
+    def label(board: Board) -> str:
+        title = title_of(lang, "board", board.name, board.title)
+        return text(lang, "game.board.dock_label", board=title) if board.kind == "dock" else title
+
+    return label
 
 
 async def board_svg(request: Request) -> Response:
     course = request.query_params.get("course", "")
+    lang = request.query_params.get("lang", DEFAULT)
+    lang = lang if lang in LANGUAGES else DEFAULT  # unknown languages never reach the cache
     variants = set(filter(None, request.query_params.get("variants", "").split(",")))
     known = {e.id: e for e in all_editions()}
     rules = known.get(request.query_params.get("edition", "") or "2023", known["2023"])
     if not any(c.id == course for c in list_courses()):  # unknown ids never reach the cache
         return _error(404, "unknown_course", f"no course {course[:40]!r}")
-    text = board_svg_text(course, rules.id, frozenset(variants) & frozenset(rules.variants))
-    if text is None:
+    svg = board_svg_text(course, rules.id, frozenset(variants) & frozenset(rules.variants), lang)
+    if svg is None:
         return _error(404, "unknown_course", f"no course {course[:40]!r}")
-    return Response(text, media_type="image/svg+xml", headers={"Cache-Control": CACHE})
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": CACHE})
 
 
 async def cards(request: Request) -> Response:

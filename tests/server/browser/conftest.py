@@ -540,6 +540,12 @@ def start_game(page: Page) -> None:
     expect(decision).to_be_visible()
 
 
+def as_creator(page: Page, game: dict[str, Any]) -> None:
+    """Make ``page``'s browser the creator of ``game`` (a create response), as the lobby does:
+    it keeps the response, with every seat's link (the invite links, the tabletop codes)."""
+    page.evaluate("(c) => localStorage.setItem('rr.created.' + c.game_id, JSON.stringify(c))", game)
+
+
 def visible(page: Page, selector: str) -> bool:
     loc = page.locator(selector)
     return bool(loc.count()) and loc.first.is_visible()

@@ -1,11 +1,13 @@
-"""The page in every language: the lobby and a running game show no English text of the
-page's own (the translation files' English texts of two or more words) when another language
-is chosen, and ``<html lang>`` says which; the switcher changes the language and the page
+"""The page in every language: the lobby, a running game and (in Polish) whole games to the
+result show no English text of the page's own (the translation files' English texts of two or
+more words, the engine's questions and defaults among them) when another language is chosen,
+and ``<html lang>`` says which; the switcher changes the language and the page
 remembers it; ``?lang=`` picks one directly."""
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -148,3 +150,36 @@ def test_the_game_page_has_a_switcher_too(live_server: ServerProcess, contexts: 
     # The seat's link keeps working: the page came back to the same seat.
     expect(page).to_have_url(re.compile(r"#token="))
     expect(page.get_by_test_id("name-input")).to_be_visible()
+
+
+@pytest.mark.parametrize(("edition", "course"), [("2023", "tiny"), ("classic", "cl-first-shift")])
+def test_a_whole_game_speaks_polish_to_the_end(
+    live_server: ServerProcess, contexts: Contexts, ui: Any, edition: str, course: str
+) -> None:
+    """Every question of a game (the engine's, by its message key), what a timeout does, and
+    the game-over sentence: no English words of the page's, to the result."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot", "bot": "random"}],
+        max_rounds=2,
+        edition=edition,
+        course=course,
+        seed=5,
+    )
+    page = contexts.page()
+    page.goto(live_server.seat_url(game, 0, lang="pl", speed=0))
+    page.get_by_test_id("ready").click()
+    kinds: list[str] = []
+    deadline = time.monotonic() + 150
+    while not ui.visible(page, "[data-testid=result]"):
+        assert time.monotonic() < deadline, f"the game did not end; answered {kinds}"
+        if ui.visible(page, "[data-testid=decision]"):
+            check(page, "pl", f"{edition} question")  # the question as it is asked
+        kind = ui.act(page)
+        if kind:
+            kinds.append(kind)
+        page.wait_for_timeout(50)
+    assert "program" in kinds, kinds
+    check(page, "pl", f"{edition} result")
+    expect(page.locator("[data-testid=result] .result-text")).to_have_text(
+        re.compile("wygrywa|bez zwycięzcy")
+    )

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, expect
 
-from .conftest import MIN_SECONDS, Contexts, ServerProcess
+from .conftest import MIN_SECONDS, Contexts, ServerProcess, as_creator
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -38,6 +38,8 @@ def test_two_players_chat_send_an_emote_and_play_a_rematch(
     for page in (ada, bo, watcher):
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     ada.goto(live_server.seat_url(game, 0, speed=0, lang="en"))
+    # Ada made the game (as the lobby keeps a new game's links in her browser).
+    as_creator(ada, game)
     bo.goto(live_server.seat_url(game, 1, speed=0, lang="en"))
     watcher.goto(f"{live_server.base}/?game={game['game_id']}&speed=0&lang=en")
     for page in (ada, bo):
@@ -118,6 +120,11 @@ def test_two_players_chat_send_an_emote_and_play_a_rematch(
     )
     assert new["seed_commitment"] != old["seed_commitment"]
     shots(bo, "rematch-waiting-room-desktop")
+    # Ada made the finished game: her rematch waiting room has Bo's link, as a new game's has.
+    invite = ada.locator("[data-testid=invite-1]")
+    expect(invite).to_have_value(re.compile(r"#token=" + re.escape(bo.url.split("#token=")[1])))
+    expect(bo.locator("[data-testid=invite-0]")).to_have_count(0)  # Bo holds only his own
+    shots(ada, "rematch-invites-desktop")
     # The spectator is offered to watch it.
     expect(watcher.locator("[data-testid=chat-rematch]")).to_contain_text("Ada started a rematch.")
     watch = watcher.locator("[data-testid=result] [data-testid=watch-rematch]")

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from roborally.server.client import hands_in, view_leaks
 from roborally.server.tabletop import qr_svg
 
+from ..qrcodes import decode_png
 from .conftest import Contexts, ServerProcess, act
 
 
@@ -38,7 +39,10 @@ def test_a_table_of_two_phones_plays_a_game_on_one_shared_screen(
     table.locator("[data-testid=seat-row]").nth(1).locator("input").fill("Bo")
     table.get_by_role("button", name="Remove seat 3").click()
     table.fill("[data-testid=max-rounds]", "2")
+    expect(table.get_by_test_id("seat-me")).to_have_text("Ada (you)")
     table.get_by_test_id("table-mode").check()
+    # This screen is the table's: the creator's seat is one of the table's, not "you".
+    expect(table.get_by_test_id("seat-me")).to_have_text("Ada (at the table, joins with a code)")
     table.click("[data-testid=create-game]")
     table.wait_for_url("**/?game=*&table=1")
     assert "#" not in table.url  # no token in the shared screen's address
@@ -63,6 +67,8 @@ def test_a_table_of_two_phones_plays_a_game_on_one_shared_screen(
             seat,
         )
         assert svg == qr_svg(link)
+        # What a phone's camera sees: the code's pixels on the screen read back as the link.
+        assert decode_png(code.screenshot()) == [link]
     shots(table, "table-join-desktop")
 
     # The phones open the links (as a phone's camera would) and say they are ready.

@@ -19,6 +19,7 @@ from roborally.engine.classic.model import (
     is_rotation,
 )
 from roborally.engine.core.cards import Card
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Direction, Pos, Turn
 
@@ -45,7 +46,9 @@ class ClassicActivation(ClassicBase):
                 and p.active
                 and p.has("gyroscopic_stabilizer")
                 and self.yes(
-                    seat, "stabilizer", "Gyroscopic Stabilizer: switch it on for this round?"
+                    seat,
+                    "stabilizer",
+                    Prompt("Gyroscopic Stabilizer: switch it on for this round?", "stabilizer"),
                 )
             ):
                 p.round_flags.add("stabilizer")
@@ -61,7 +64,12 @@ class ClassicActivation(ClassicBase):
                 or not self.yes(
                     seat,
                     "conditional_program",
-                    f"Conditional Program: put {stored.name} into register {r} instead?",
+                    Prompt(
+                        f"Conditional Program: put {stored.name} into register {r} instead?",
+                        "conditional_program",
+                        card=stored.name,
+                        register=r,
+                    ),
                 )
             ):
                 continue
@@ -95,7 +103,11 @@ class ClassicActivation(ClassicBase):
                 or register.locked
                 or not register.cards
                 or not self.yes(
-                    seat, "abort_switch", "Abort Switch: replace your revealed cards from the deck?"
+                    seat,
+                    "abort_switch",
+                    Prompt(
+                        "Abort Switch: replace your revealed cards from the deck?", "abort_switch"
+                    ),
                 )
             ):
                 continue
@@ -114,7 +126,11 @@ class ClassicActivation(ClassicBase):
                     seat,
                     CHOICE,
                     "pair",
-                    "Use this pair with Crab Legs (side step) or Dual Processor (move, then turn)?",
+                    Prompt(
+                        "Use this pair with Crab Legs (side step) or Dual Processor"
+                        " (move, then turn)?",
+                        "pair",
+                    ),
                     tuple(modes),
                 )
             register.done = [mode]
@@ -216,13 +232,25 @@ class ClassicActivation(ClassicBase):
         if remote:
             return steps
         if kind == "move1" and player.has("brakes") and not pair:
-            if self.yes(seat, "brakes", "Brakes: stay where you are instead of Move 1?"):
+            if self.yes(
+                seat,
+                "brakes",
+                Prompt("Brakes: stay where you are instead of Move 1?", "brakes_classic"),
+            ):
                 return 0
         elif kind == "move3" and player.has("fourth_gear"):
-            if self.yes(seat, "fourth_gear", "Fourth Gear: move 4 squares instead of 3?"):
+            if self.yes(
+                seat,
+                "fourth_gear",
+                Prompt("Fourth Gear: move 4 squares instead of 3?", "fourth_gear"),
+            ):
                 return 4
         elif kind == "back_up" and player.has("reverse_gear"):  # noqa: SIM102
-            if self.yes(seat, "reverse_gear", "Reverse Gear: back up 2 instead of 1?"):
+            if self.yes(
+                seat,
+                "reverse_gear",
+                Prompt("Reverse Gear: back up 2 instead of 1?", "reverse_gear"),
+            ):
                 return -2
         return steps
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from roborally.engine.classic.base import CHOICE, PLACE, RC_ENDED, ClassicBase, Hit, stage
 from roborally.engine.classic.model import ABLATIVE_CAPACITY, DESTROYED_AT, ClassicPlayer
-from roborally.engine.core.decisions import Decision
+from roborally.engine.core.decisions import Decision, Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
@@ -67,7 +67,11 @@ class ClassicDamage(ClassicBase):
                     seat,
                     CHOICE,
                     "shield",
-                    f"Your robot takes {total} damage: discard an option card to prevent 1?",
+                    Prompt(
+                        f"Your robot takes {total} damage: discard an option card to prevent 1?",
+                        "option_shield",
+                        count=total,
+                    ),
                     ("keep", *player.option_names()),
                     "take the damage",
                 )
@@ -147,7 +151,7 @@ class ClassicDamage(ClassicBase):
                 seat,
                 CHOICE,
                 "lose_option",
-                "Your robot was destroyed: which option card does it lose?",
+                Prompt("Your robot was destroyed: which option card does it lose?", "lose_option"),
                 tuple(player.option_names()),
             )
             self.lose_option(player, name, "destroyed")
@@ -218,7 +222,10 @@ class ClassicDamage(ClassicBase):
             # The power-down question is known with the square's: both are asked in turn.
             questions = [self.reentry_decision(player, occupied)]
             if self.classic_power_down:
-                prompt = "Re-enter powered down (your robot powers down next round)?"
+                prompt = Prompt(
+                    "Re-enter powered down (your robot powers down next round)?",
+                    "reenter_powered_down",
+                )
                 questions.append(
                     self.power_decision(player.seat, "power_down", prompt, player.announced)
                 )
@@ -241,9 +248,12 @@ class ClassicDamage(ClassicBase):
         square and facing next to it when ``occupied`` includes the archive."""
         options = self.reentry_options(player, occupied)
         if len(options[0]) == 1:
-            prompt = "Your robot re-enters: choose its facing"
+            prompt = Prompt("Your robot re-enters: choose its facing", "reenter_facing_classic")
         else:
-            prompt = "The archive square is taken: choose a square and facing next to it"
+            prompt = Prompt(
+                "The archive square is taken: choose a square and facing next to it",
+                "archive_taken",
+            )
         question_id = self.question_id(player.seat, "reenter")
         return Decision(question_id, player.seat, PLACE, prompt, options, options[0], {})
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from roborally.engine.classic.base import ClassicBase, stage
 from roborally.engine.classic.model import NUM_REGISTERS, ClassicPlayer
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Pos, Turn
 
@@ -237,7 +238,9 @@ class ClassicFlags(ClassicBase):
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
             questions = [
-                self.power_decision(seat, "stay_down", "Stay powered down next round?")
+                self.power_decision(
+                    seat, "stay_down", Prompt("Stay powered down next round?", "stay_down")
+                )
                 for seat in asked
             ]
             answers = self.ask_in_turn(questions)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from roborally.engine.classic.base import CHOICE, ClassicBase, Hit, stage
 from roborally.engine.classic.model import HOWITZER_USES, NUM_REGISTERS, ClassicPlayer
 from roborally.engine.core.board import WALL_BIT
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
@@ -199,7 +200,11 @@ class ClassicLasers(ClassicBase):
             player.seat,
             CHOICE,
             "weapon",
-            f"Your main laser hits {target.name}: fire it, or use an option instead?",
+            Prompt(
+                f"Your main laser hits {target.name}: fire it, or use an option instead?",
+                "weapon_classic",
+                player=target.seat,
+            ),
             ("laser", *uses),
             info={"target": target.seat},
         )

@@ -17,7 +17,7 @@ from roborally.engine.classic.model import (
     is_rotation,
 )
 from roborally.engine.core.cards import Card
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
 from roborally.engine.core.events import EventKind
 
 
@@ -55,9 +55,15 @@ class ClassicRound(ClassicBase):
                 self.power_down(player, "circuit breaker")
                 continue
             if player.shutdown:
-                prompt = "Leave your robot shut down this round (its new damage is removed)?"
+                prompt = Prompt(
+                    "Leave your robot shut down this round (its new damage is removed)?",
+                    "stay_shut_down",
+                )
             else:
-                prompt = "Shut your robot down for this round (all damage is removed)?"
+                prompt = Prompt(
+                    "Shut your robot down for this round (all damage is removed)?",
+                    "shut_down_classic",
+                )
             if self.power_question(seat, "shutdown", prompt):
                 self.power_down(player, "shut down")
             else:
@@ -143,7 +149,10 @@ class ClassicRound(ClassicBase):
             if self.yes(
                 player.seat,
                 "recompile",
-                "Recompile: discard your hand, draw as many new cards and take 1 damage?",
+                Prompt(
+                    "Recompile: discard your hand, draw as many new cards and take 1 damage?",
+                    "recompile",
+                ),
             ):
                 size = len(player.hand)
                 self.discard_program(player.hand)
@@ -171,7 +180,10 @@ class ClassicRound(ClassicBase):
                     f"t{self.s.round}-p{player.seat + 1}-first_card",
                     player.seat,
                     CHOICE,
-                    "Choose the move card for register 1 (it must be a move or Back Up)",
+                    Prompt(
+                        "Choose the move card for register 1 (it must be a move or Back Up)",
+                        "first_card",
+                    ),
                     tuple(moves),
                     moves[0],
                     {"hand": [c.name for c in player.hand]},
@@ -208,7 +220,7 @@ class ClassicRound(ClassicBase):
             f"t{self.s.round}-p{player.seat + 1}-program",
             player.seat,
             DecisionKind.PROGRAM,
-            "Program your registers (one card per unlocked register)",
+            Prompt("Program your registers (one card per unlocked register)", "program_classic"),
             (),
             "fill the empty registers at random from the hand",
             info,
@@ -262,7 +274,9 @@ class ClassicRound(ClassicBase):
                     player.seat,
                     CHOICE,
                     option,
-                    f"{title}: keep one of your unused cards on it?",
+                    Prompt(
+                        f"{title}: keep one of your unused cards on it?", "keep_card", card=option
+                    ),
                     ("none", *names),
                 )
                 if choice != "none":
@@ -288,7 +302,10 @@ class ClassicRound(ClassicBase):
             ]
             # Every answer first, then the announcements (ASK_FIRST: no snapshot needed).
             questions = [
-                self.power_decision(seat, "power_down", "Power down next round?") for seat in asked
+                self.power_decision(
+                    seat, "power_down", Prompt("Power down next round?", "power_down")
+                )
+                for seat in asked
             ]
             answers = self.ask_in_turn(questions)
             down = [seat for seat, yes in zip(asked, answers, strict=True) if yes]

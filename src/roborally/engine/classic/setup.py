@@ -9,6 +9,7 @@ from roborally.engine.classic.base import PLACE, ClassicBase, options_enabled, s
 from roborally.engine.classic.cards import option_cards, program_deck
 from roborally.engine.classic.model import LIVES, ClassicPlayer, ClassicState, empty_registers
 from roborally.engine.core.board import Course, Grid, shared_grid
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.rng import make_rng
@@ -93,7 +94,7 @@ class ClassicSetup(ClassicBase):
                     seat,
                     PLACE,
                     "facing",
-                    "Your robot starts on checkpoint 1: choose its facing",
+                    Prompt("Your robot starts on checkpoint 1: choose its facing", "start_facing"),
                     letters,
                 )
                 player.pos = cp1

@@ -31,6 +31,29 @@ class DecisionKind(StrEnum):
 TIMEOUT = "timeout"
 
 
+class Prompt(str):
+    """A decision's question in English that also names its message: ``key`` (a text of the
+    translation files, ``decision.prompt.KEY``) and the ``args`` that fill it. A client shows
+    the text in its reader's language from these; the English text stays what it was.
+
+    Values in ``args``: ``card``/``card2`` a card or upgrade id, ``player`` a seat, ``direction``
+    a facing letter, ``cause`` a damage cause, anything else a number or plain text.
+
+    >>> p = Prompt("Resolve move1 and again in which order?", "card_order", card="move1")
+    >>> p == "Resolve move1 and again in which order?", p.key, p.args
+    (True, 'card_order', {'card': 'move1'})
+    """
+
+    key: str
+    args: dict[str, Any]
+
+    def __new__(cls, text: str, key: str = "", **args: Any) -> Prompt:
+        prompt = super().__new__(cls, text)
+        prompt.key = key
+        prompt.args = args
+        return prompt
+
+
 @dataclass(frozen=True, init=False)
 class Decision:
     """A question the game asks one seat.
@@ -71,6 +94,16 @@ class Decision:
         fields["options"] = options
         fields["default"] = default
         fields["info"] = {} if info is None else info
+
+    @property
+    def prompt_key(self) -> str:
+        """The message key of the question (empty: only the English ``prompt``)."""
+        return getattr(self.prompt, "key", "")
+
+    @property
+    def prompt_args(self) -> dict[str, Any]:
+        """The values that fill :attr:`prompt_key`'s text."""
+        return getattr(self.prompt, "args", {})
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from roborally.engine.core.decisions import Decision, DecisionKind
+from roborally.engine.core.decisions import Decision, DecisionKind, Prompt
 from roborally.engine.core.state import GameState, Player, Register
 
 
@@ -25,6 +25,8 @@ def decision_to_json(decision: Decision) -> dict[str, Any]:
         "seat": decision.seat,
         "kind": decision.kind.value,
         "prompt": decision.prompt,
+        "prompt_key": decision.prompt_key,
+        "prompt_args": decision.prompt_args,
         "options": [list(o) if isinstance(o, tuple) else o for o in decision.options],
         "default": decision.default,
         "info": decision.info,
@@ -45,7 +47,7 @@ def decision_from_json(data: dict[str, Any]) -> Decision:
         data["id"],
         data["seat"],
         DecisionKind(data["kind"]),
-        data["prompt"],
+        Prompt(data["prompt"], data.get("prompt_key", ""), **data.get("prompt_args", {})),
         options,
         data.get("default", ""),
         data.get("info", {}),

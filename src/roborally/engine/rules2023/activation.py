@@ -6,7 +6,7 @@ pairs, the Haywires, Again, energy gains.
 from __future__ import annotations
 
 from roborally.engine.core.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card
-from roborally.engine.core.decisions import Decision, DecisionKind
+from roborally.engine.core.decisions import Decision, DecisionKind, Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import Pos, Turn
 from roborally.engine.core.mechanics import Suspend
@@ -445,7 +445,12 @@ class Activation2023(Base2023):
             self.did(f"p{seat + 1}-card_order"),
             seat,
             DecisionKind.CARD_ORDER,
-            f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
+            Prompt(
+                f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
+                "card_order",
+                card=drawn[0].name,
+                card2=drawn[1].name,
+            ),
             ((0, 1), (1, 0)),
             "in the order drawn",
             {"cards": [c.name for c in drawn]},
@@ -522,7 +527,7 @@ class Activation2023(Base2023):
             self.did(f"p{seat + 1}-sidestep-{action}"),
             seat,
             DecisionKind.SIDESTEP,
-            "Move 2 to the left or to the right?",
+            Prompt("Move 2 to the left or to the right?", "sidestep"),
             ("LEFT", "RIGHT"),
             "left",
         )

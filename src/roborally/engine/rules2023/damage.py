@@ -6,7 +6,7 @@ reboot space, moving robots off it (8.5, 8.6, 12-C1).
 from __future__ import annotations
 
 from roborally.engine.core.cards import Card, CardType
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import FACING_LETTERS, Direction, Pos, Turn
 from roborally.engine.core.state import Player
@@ -78,8 +78,13 @@ class Damage2023(Base2023):
                 choice = self.ask_choice(
                     self.next_id(seat, "deflector_shield"),
                     seat,
-                    f"Deflector Shield: pay 1 energy to stop {amount} {cause} damage"
-                    " (and all weapon damage this register)?",
+                    Prompt(
+                        f"Deflector Shield: pay 1 energy to stop {amount} {cause} damage"
+                        " (and all weapon damage this register)?",
+                        "deflector_shield",
+                        count=amount,
+                        cause=cause,
+                    ),
                     ("take", "shield"),
                     "take the damage",
                     {"card": "deflector_shield", "amount": amount, "cause": cause},
@@ -156,7 +161,7 @@ class Damage2023(Base2023):
             self.did(f"p{seat + 1}-reboot_facing"),
             seat,
             DecisionKind.REBOOT_FACING,
-            "Your robot re-enters the board: choose its facing",
+            Prompt("Your robot re-enters the board: choose its facing", "reenter_facing"),
             FACING_LETTERS,
             "face along the reboot token's arrow",
         )

@@ -5,6 +5,7 @@ checkpoints (Self-Diagnostics) and dynamic archiving.
 
 from __future__ import annotations
 
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.state import NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import BLUE, GREEN, Base2023
@@ -173,7 +174,7 @@ class Elements2023(Base2023):
         choice = self.ask_choice(
             self.next_id(seat, "energy_conversion"),
             seat,
-            "Energy Conversion: move 1 space forward or backward?",
+            Prompt("Energy Conversion: move 1 space forward or backward?", "energy_conversion"),
             ("stay", "forward", "back"),
             "stay",
             {"card": "energy_conversion"},
@@ -196,7 +197,10 @@ class Elements2023(Base2023):
         choice = self.ask_choice(
             self.next_id(seat, "self_diagnostics"),
             seat,
-            "Self-Diagnostics: remove a card of your hand or discard pile from the game?",
+            Prompt(
+                "Self-Diagnostics: remove a card of your hand or discard pile from the game?",
+                "self_diagnostics",
+            ),
             tuple(options),
             "remove nothing",
             {"card": "self_diagnostics"},

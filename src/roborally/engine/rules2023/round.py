@@ -5,7 +5,7 @@ programming, discarding, shutting down (4.2, 8.8) and the end of the round (4.4)
 from __future__ import annotations
 
 from roborally.engine.core.cards import Card, CardType
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.state import HAND_SIZE, NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import Base2023
@@ -87,7 +87,7 @@ class Round2023(Base2023):
             self.program_id(player),
             player.seat,
             DecisionKind.PROGRAM,
-            "Program your registers",
+            Prompt("Program your registers", "program"),
             (),
             "fill the empty registers at random from the hand",
             {
@@ -161,7 +161,10 @@ class Round2023(Base2023):
             decision_id,
             seat,
             DecisionKind.SHUTDOWN,
-            "Shut down this round? (clears all your damage; your robot does nothing)",
+            Prompt(
+                "Shut down this round? (clears all your damage; your robot does nothing)",
+                "shutdown",
+            ),
             (False, True),
             "no shutdown",
         )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from roborally.engine.core.cards import Card
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 from roborally.engine.core.mechanics import Mechanics
 from roborally.engine.core.state import Player, Register
@@ -133,7 +134,11 @@ class Triggers2023(Base2023):
             choice = self.ask_choice(
                 self.next_id(seat, "piercing_drill"),
                 seat,
-                f"Piercing Drill: deal 1 damage to P{pushed + 1} and choose its facing?",
+                Prompt(
+                    f"Piercing Drill: deal 1 damage to P{pushed + 1} and choose its facing?",
+                    "piercing_drill",
+                    player=pushed,
+                ),
                 options,
                 "do not use it",
                 {"card": "piercing_drill", "target": pushed},
@@ -175,7 +180,14 @@ class Triggers2023(Base2023):
             choice = self.ask_choice(
                 self.next_id(seat, "magnetic"),
                 seat,
-                f"Magnetic: move {n} space(s) {direction.name.lower()} along with P{mover + 1}?",
+                Prompt(
+                    f"Magnetic: move {n} space(s) {direction.name.lower()}"
+                    f" along with P{mover + 1}?",
+                    "magnetic",
+                    count=n,
+                    direction=direction.letter,
+                    player=mover,
+                ),
                 ("stay", "follow"),
                 "stay",
                 {"card": "magnetic", "mover": mover, "direction": direction.letter, "spaces": n},
@@ -202,7 +214,7 @@ class Triggers2023(Base2023):
         return self.ask_choice(
             self.next_id(seat, "brakes"),
             seat,
-            "Brakes: resolve this Move 1 as Move 0?",
+            Prompt("Brakes: resolve this Move 1 as Move 0?", "brakes"),
             ("move", "brake"),
             "move 1 as printed",
             {"card": "brakes"},
@@ -217,7 +229,9 @@ class Triggers2023(Base2023):
         choice = self.ask_choice(
             self.next_id(seat, name),
             seat,
-            f"{upgrade_specs()[name].name}: move 1 space forward?",
+            Prompt(
+                f"{upgrade_specs()[name].name}: move 1 space forward?", "step_forward", card=name
+            ),
             ("stay", "move"),
             "stay",
             {"card": name},
@@ -246,7 +260,10 @@ class Triggers2023(Base2023):
         choice = self.ask_choice(
             self.next_id(seat, "modular_chassis"),
             seat,
-            "Modular Chassis: exchange it for an installed upgrade of a robot you pushed?",
+            Prompt(
+                "Modular Chassis: exchange it for an installed upgrade of a robot you pushed?",
+                "modular_chassis",
+            ),
             tuple(dict.fromkeys(options)),
             "keep Modular Chassis",
             {"card": "modular_chassis"},
@@ -284,7 +301,7 @@ class Triggers2023(Base2023):
         choice = self.ask_choice(
             self.next_id(player.seat, "over_limit"),
             player.seat,
-            "You hold more than 3 upgrades of this type: discard one",
+            Prompt("You hold more than 3 upgrades of this type: discard one", "too_many_upgrades"),
             tuple(f"discard {n}" for n in ordered),
             f"discard {received.name}",
             {"card": received.name},

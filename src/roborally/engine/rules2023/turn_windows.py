@@ -6,6 +6,7 @@ All Aboard), Abort Switch, Lucky Booster, Recharge and Re-Initialize.
 from __future__ import annotations
 
 from roborally.engine.core.cards import Card, CardType
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.state import MAX_ENERGY, Player, Register
@@ -31,9 +32,9 @@ class TurnWindows2023(Base2023):
                 return
             decision_id = self.did(f"p{seat + 1}-{which}-{self.s.window}")
             prompt = (
-                "Use an upgrade before your register card?"
+                Prompt("Use an upgrade before your register card?", "window_pre")
                 if which == "pre"
-                else "Use a movement upgrade after your register card?"
+                else Prompt("Use a movement upgrade after your register card?", "window_post")
             )
             choice = self.ask_choice(
                 decision_id, seat, prompt, options, "use nothing", {"window": which}
@@ -194,7 +195,11 @@ class TurnWindows2023(Base2023):
         choice = self.ask_choice(
             self.next_id(seat, "lucky_booster"),
             seat,
-            f"Lucky Booster found {found.name}: put it in place of your register card?",
+            Prompt(
+                f"Lucky Booster found {found.name}: put it in place of your register card?",
+                "lucky_booster",
+                card=found.name,
+            ),
             ("discard", "replace"),
             "discard the Haywire",
             {"card": "lucky_booster", "haywire": found.name},

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain
 
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind
+from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.state import MAX_ENERGY, Player
 from roborally.engine.rules2023.base import MAX_INSTALLED, Base2023, is_permanent, upgrade_specs
@@ -137,7 +137,10 @@ class UpgradePhase2023(Base2023):
                 self.upgrade_options,
                 self.apply_upgrade_action,
                 DecisionKind.UPGRADE_PHASE,
-                "Upgrade phase: draw, install, uninstall, use a temporary upgrade, or done",
+                Prompt(
+                    "Upgrade phase: draw, install, uninstall, use a temporary upgrade, or done",
+                    "upgrade_phase",
+                ),
             )
         for player in self.s.players:  # the undo of an install ends with the phase
             player.installed_uid = 0
@@ -316,7 +319,11 @@ class UpgradePhase2023(Base2023):
             choice = self.ask_choice(
                 self.next_id(seat, "memory_swap"),
                 seat,
-                f"Memory Swap: put a card from your hand on top of your deck ({left} to go)",
+                Prompt(
+                    f"Memory Swap: put a card from your hand on top of your deck ({left} to go)",
+                    "memory_swap",
+                    count=left,
+                ),
                 tuple(f"put {n}" for n in [first, *[n for n in names if n != first]]),
                 f"put {first}",
                 {"card": "memory_swap", "hand": [c.name for c in player.hand], "left": left},
@@ -338,7 +345,7 @@ class UpgradePhase2023(Base2023):
                 lambda p: _options(["done"], self.any_time_options(p, upgrade_phase=False)),
                 lambda p, c: self.use_any_time(p, c.partition(" ")[2]),
                 DecisionKind.UPGRADE,
-                "Use a temporary upgrade before programming?",
+                Prompt("Use a temporary upgrade before programming?", "temporary"),
             )
         self.s.stage = "program"
 
@@ -350,7 +357,10 @@ class UpgradePhase2023(Base2023):
                 self.memory_options,
                 self.store_memory,
                 DecisionKind.UPGRADE,
-                "Memory Cards: park a card from your hand until the next upgrade phase?",
+                Prompt(
+                    "Memory Cards: park a card from your hand until the next upgrade phase?",
+                    "memory_cards",
+                ),
             )
             for player in self.s.players:
                 self.discard_hand(player)
@@ -424,7 +434,10 @@ class UpgradePhase2023(Base2023):
         return self.ask_choice(
             self.next_id(seat, "hw_install"),
             seat,
-            "Install which permanent upgrade from your reserve (free, for this round)?",
+            Prompt(
+                "Install which permanent upgrade from your reserve (free, for this round)?",
+                "reserve_install",
+            ),
             tuple(f"install {n}" for n in names),
             f"install {names[0]}",
             {"card": "hw_install"},

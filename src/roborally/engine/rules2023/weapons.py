@@ -5,6 +5,7 @@ order fires its main laser (Laser Kata, Rail Gun, Double-Barrel) or one replacem
 
 from __future__ import annotations
 
+from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import EventKind
 from roborally.engine.core.geometry import DX, DY, Direction, Pos, Turn
 from roborally.engine.core.state import NUM_REGISTERS, Player
@@ -106,7 +107,7 @@ class Weapons2023(Base2023):
         return self.ask_choice(
             self.did(f"p{seat + 1}-weapon"),
             seat,
-            "Fire your main laser or a weapon upgrade instead?",
+            Prompt("Fire your main laser or a weapon upgrade instead?", "weapon"),
             tuple(options),
             "fire the main laser",
             {"target": target},

@@ -1,6 +1,6 @@
 // The lobby's HTTP API (docs/protocol.md section 1) and the two web extras.
 
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, retryAfter = 0) {
@@ -59,6 +59,7 @@ export async function boardSvg(course, variants = [], edition = "") {
   const query = new URLSearchParams({ course });
   if (variants.length) query.set("variants", variants.join(","));
   if (edition) query.set("edition", edition);
+  query.set("lang", language()); // the boards' labels
   const url = "/api/web/board.svg?" + query;
   if (!svgCache.has(url)) {
     svgCache.set(url, fetch(url).then((r) => (r.ok ? r.text() : null)).catch(() => null));

@@ -83,7 +83,9 @@ export class BoardView {
     svg.removeAttribute("width");
     svg.removeAttribute("height");
     svg.classList.add("board-svg");
-    svg.setAttribute("role", "img");
+    // A group, not an image: its start-space and facing choices are buttons a reader reaches
+    // (an image's parts are not announced; axe: nested-interactive).
+    svg.setAttribute("role", "group");
     svg.setAttribute("aria-label", t("game.board.course", { course: this.opts.title || this.opts.course }));
     this.svg = svg;
     this.blockedLayer = s("g", { class: "blocked-layer" });

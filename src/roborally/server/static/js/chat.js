@@ -5,6 +5,7 @@
 // Every text a player wrote is put on the page as text (h() makes text nodes): never as HTML.
 
 import { t } from "./i18n.js";
+import { carryInvites } from "./rematch.js";
 import { fill, h, s, seatColour, seatUrl, store } from "./util.js";
 
 // The emotes the server knows (docs/protocol.md 2.7), drawn here (no emoji: some systems lack
@@ -43,8 +44,9 @@ const clock = (at) => new Date(at * 1000).toLocaleTimeString([], { hour: "2-digi
 
 export class ChatPanel {
   /** send(type, fields) -> message id or null (not connected). */
-  constructor({ send }) {
+  constructor({ send, gameId = null }) {
     this.send = send;
+    this.gameId = gameId; // the game this chat is in (a rematch carries its invite links)
     this.seat = undefined; // null: watching (after the welcome)
     this.canWrite = false;
     this.maxChars = 300;
@@ -66,7 +68,7 @@ export class ChatPanel {
       type: "button", "aria-controls": "chat-body", "data-testid": "chat-toggle",
       onclick: () => this.setOpen(!this.open),
     }, h("span.chat-title", null, t("chat.title")), this.countEl);
-    this.log = h("ol.chat-log", { role: "log", "aria-live": "polite", "aria-label": t("chat.log_label"), "data-testid": "chat-log" });
+    this.log = h("ol.chat-log", { "aria-live": "polite", "aria-relevant": "additions", "aria-label": t("chat.log_label"), "data-testid": "chat-log" });
     this.emptyEl = h("p.chat-empty", null, t("chat.empty_log"));
     this.input = h("input.chat-input", {
       type: "text", maxlength: this.maxChars, autocomplete: "off", enterkeyhint: "send",
@@ -326,7 +328,9 @@ export class ChatPanel {
   onRematch(msg) {
     this.setRematch(msg.game_id);
     if (msg.token) {
-      // This seat's place in the new game: go there (the link plays the same seat).
+      // This seat's place in the new game: go there (the link plays the same seat), with the
+      // invite links for the others when this browser made the finished game.
+      if (this.gameId) carryInvites(this.gameId, msg.game_id);
       location.assign(seatUrl(msg.game_id, msg.token));
       return;
     }

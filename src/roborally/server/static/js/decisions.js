@@ -3,7 +3,8 @@
 // button per option, labelled from the option's value, plus the default.
 
 import { cardCost, cardEl, cardText, cardTitle, isCard } from "./cards.js";
-import { language, t } from "./i18n.js";
+import { hasText, language, t } from "./i18n.js";
+import { causeWord } from "./words.js";
 import { fill, h, linked, s, DIR_ARROWS, DIR_WORDS } from "./util.js";
 
 /** A question that replaces another ignores clicks this long (a double click cannot answer
@@ -16,7 +17,8 @@ const KINDS = ["start_space", "block_start", "shutdown", "reboot_facing", "sides
   "upgrade_phase", "upgrade", "power_down", "choice"];
 const kindTitle = (kind) => (KINDS.includes(kind) ? t("decision.title." + kind) : kind.replace(/_/g, " "));
 
-// The engine's questions (in English) the page knows, each with its text (decision.prompt.*).
+// Questions from a server that sends no message key (older records): the engine's English
+// questions the page knows, each with its text (decision.prompt.*).
 const PROMPTS = [
   [/^Program your registers/, "program"],
   [/^Choose your start space$/, "start_space"],
@@ -38,9 +40,26 @@ const PROMPTS = [
   [/^Your robot was destroyed: which option card does it lose\?$/, "lose_option"],
 ];
 
-/** The question in the page's language: the engine's words in English; elsewhere a known
- * question's translation, or the title of its kind. */
-function question(decision) {
+/** A value of a question's message in words: ``card``/``card2`` a card's title, ``player`` a
+ * player's name, ``direction`` a direction, ``cause`` a damage cause; others as they are. */
+function promptValue(key, value, name) {
+  if (key.startsWith("card")) return cardTitle(String(value));
+  if (key === "player") return name(Number(value));
+  if (key === "direction") return t("term.dir.to." + value);
+  if (key === "cause") return causeWord(String(value));
+  return value;
+}
+
+/** The question in the page's language: the text of the decision's message key
+ * (decision.prompt.KEY filled from prompt_args); without one, a known English question's
+ * translation, the engine's English words in English, or the title of its kind. */
+export function question(decision, name = (seat) => t("decision.player_n", { n: seat + 1 })) {
+  const key = decision.prompt_key;
+  if (key && hasText("decision.prompt." + key)) {
+    const values = {};
+    for (const [k, v] of Object.entries(decision.prompt_args || {})) values[k] = promptValue(k, v, name);
+    return t("decision.prompt." + key, values);
+  }
   const prompt = decision.prompt || "";
   if (language() === "en" && prompt) return prompt;
   const known = prompt && PROMPTS.find(([re]) => re.test(prompt));
@@ -98,6 +117,14 @@ function phrase(option) {
     return VERBS.includes(verb) ? t("decision.verb." + verb, { card }) : `${cap(verb)} ${card}`;
   }
   return cap(lower.replace(/_/g, " "));
+}
+
+/** What a timeout does, in words: one of the engine's fixed sentences (decision.fallback.*,
+ * keyed by the English words), else the option it picks. */
+function defaultWords(kind, decision, words) {
+  const value = decision.default;
+  const key = typeof value === "string" ? "decision.fallback." + value.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") : "";
+  return key && hasText(key) ? t(key) : labelFor(kind, value, decision, words);
 }
 
 const cap = (text) => text.replace(/^./, (c) => c.toUpperCase());
@@ -266,7 +293,7 @@ export function decisionControls(decision, ctx) {
   if (ctx.board && target !== null) ctx.board.ready.then(() => !sent && !closed && ringTarget(ctx.board, target, name(target)));
   // The engine's prompt is the question; a part in brackets becomes the note under it.
   // Players by name, not by number ("P2"), and "1 space", not "1 space(s)".
-  let title = question(decision)
+  let title = question(decision, name)
     .replace(/\bP(\d+)\b/g, (m, n) => name(Number(n) - 1))
     .replace(/\b1 (\w+)\(s\)/g, "1 $1").replace(/(\w+)\(s\)/g, "$1s");
   let prompt = null;
@@ -294,7 +321,7 @@ export function decisionControls(decision, ctx) {
     handRow(decision, ctx.ownPlayer),
     row,
     confirmBox,
-    decision.default && options.length ? h("p.default", null, t("decision.default", { choice: labelFor(kind, decision.default, decision, words) })) : null,
+    decision.default && options.length ? h("p.default", null, t("decision.default", { choice: defaultWords(kind, decision, words) })) : null,
   );
   return {
     el,

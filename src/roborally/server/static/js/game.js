@@ -21,7 +21,7 @@ import { variantInfo } from "./variants.js";
 import { LogView } from "./logview.js";
 import { notifyOn, setNotify, yourTurnAlert } from "./notify.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
-import { hasText, languageSwitcher, t } from "./i18n.js";
+import { hasText, languageSwitcher, t, titleOf } from "./i18n.js";
 
 // The stage of the round an observation names, as the phase line shows it (game.stage.*).
 const STAGES = {
@@ -126,7 +126,7 @@ export class GameScreen {
     this.legendSlot = h("div.legend-slot");
     this.side = h("aside.side", null, this.playersEl, logBox, this.legendSlot, infoBox);
     this.main = h("main.game-main", null, this.boardArea, this.tray, this.side);
-    this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields) });
+    this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields), gameId: this.gameId });
     this.side.insertBefore(this.chat.el, this.playersEl.nextSibling);
     this.renderNotify();
     fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
@@ -260,22 +260,23 @@ export class GameScreen {
       setCatalogue(cards);
       if (this.state) this.renderPlayers();
     });
-    this.titleEl.textContent = course;
+    this.titleEl.textContent = titleOf("course", course);
     this.renderInfo(null);
     api.options().then((o) => {
       this.options = o;
       const c = (o.courses || []).find((x) => x.id === course);
       if (c) {
         this.courseInfo = c;
-        this.titleEl.textContent = c.title;
-        this.baseTitle = t("game.page_title", { course: c.title });
+        const title = titleOf("course", c.id, c.title);
+        this.titleEl.textContent = title;
+        this.baseTitle = t("game.page_title", { course: title });
         this.updateTurnNotice();
       }
       this.renderInfo(o);
       if (this.state) this.renderPlayers();
     }).catch(() => {});
     if (!this.board) {
-      this.board = new BoardView(msg.board, { course, variants: msg.settings.variants, edition: msg.settings.edition });
+      this.board = new BoardView(msg.board, { course, title: titleOf("course", course), variants: msg.settings.variants, edition: msg.settings.edition });
       this.anim = new Animator(this.board, {
         onEvent: (e, instant) => this.onEvent(e, instant),
         onBusy: () => this.root.classList.add("animating"),
@@ -860,7 +861,7 @@ export class GameScreen {
     const o = st.outcome || {};
     return [
       this.trayHead(t("game.over")),
-      h("p.result-line", { "data-testid": "result-line" }, prettyResult(o.result) || t("game.over_line")),
+      h("p.result-line", { "data-testid": "result-line" }, (st.outcome ? prettyResult(o) : "") || t("game.over_line")),
       this.revealSlot(),
       h("div.program-actions", null,
         h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, t("game.show_result")),
@@ -927,7 +928,8 @@ export class GameScreen {
   }
 
   invites() {
-    const created = store.get("created." + this.gameId, null);
+    // A new game's creator, or the creator of the game this one is the rematch of (rematch.js).
+    const created = store.get("created." + this.gameId, null) || store.get("invites." + this.gameId, null);
     const rows = [];
     const origin = location.origin;
     if (created) {
@@ -1035,12 +1037,20 @@ export class GameScreen {
         h("span.pname", null, seat === this.seat ? t("lobby.seat_you", { name: this.name(seat) }) : this.name(seat)),
         h("span.dim", null, p ? `⚑ ${p.checkpoint}/${total}` : "")));
     });
-    const close = () => modal.remove();
+    // A dialog: Esc closes it too (and the focus goes back where it was).
+    const before = document.activeElement;
+    const onKey = (e) => e.key === "Escape" && close();
+    const close = () => {
+      modal.remove();
+      document.removeEventListener("keydown", onKey);
+      if (before && before.isConnected) before.focus();
+    };
+    document.addEventListener("keydown", onKey);
     const modal = h("div.modal-back", { onclick: (e) => e.target === modal && close() },
       h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": t("lobby.result"), "data-testid": "result" },
         h("div.trophy", null, icon(won ? "trophy" : "flag")),
         h("h2", null, me ? t("game.you_win") : won ? t("game.winner", { name: outcome.winner_name }) : t("game.race_over")),
-        h("p.result-text", null, prettyResult(outcome.result)),
+        h("p.result-text", null, prettyResult(outcome)),
         list,
         this.revealSlot(),
         h("div.modal-actions", null,
@@ -1053,11 +1063,20 @@ export class GameScreen {
   }
 }
 
-/** How a game ended, from the server's result ("Red wins (checkpoints)", "no winner
- * (round_limit)"), in the page's language. */
-export function prettyResult(text) {
-  const raw = String(text || "");
+/** The game-over sentence in the page's language: from an outcome's ``termination``,
+ * ``winner`` and ``winner_name`` when it has them, else from the English ``result`` words
+ * ("Red wins (checkpoints)", as a finished game of the lobby's list has them). */
+export function prettyResult(outcome) {
   const how = (end) => (hasText("game.end." + end) ? t("game.end." + end) : end.replace(/_/g, " "));
+  if (outcome && typeof outcome === "object") {
+    if (outcome.termination) {
+      const won = outcome.winner !== null && outcome.winner !== undefined;
+      return won ? t("game.result_win", { name: outcome.winner_name ?? t("common.robot_n", { n: outcome.winner + 1 }), how: how(outcome.termination) })
+        : t("game.result_none", { how: how(outcome.termination) });
+    }
+    return prettyResult(outcome.result);
+  }
+  const raw = String(outcome || "");
   let m = /^(.*) wins \((\w+)\)$/.exec(raw);
   if (m) return t("game.result_win", { name: m[1], how: how(m[2]) });
   m = /^no winner \((\w+)\)$/.exec(raw);
@@ -1066,7 +1085,7 @@ export function prettyResult(text) {
 }
 
 function linkRow(label, url, testid, taken) {
-  const input = h("input.link", { type: "text", readonly: true, value: url, "data-testid": testid, onclick: (e) => e.target.select() });
+  const input = h("input.link", { type: "text", readonly: true, value: url, "aria-label": label, "data-testid": testid, onclick: (e) => e.target.select() });
   const btn = h("button.ghost.copy", {
     type: "button",
     onclick: async () => {

@@ -86,6 +86,13 @@ export function t(key, values = {}) {
 /** Whether the page's language has a text for ``key`` (for optional texts). */
 export const hasText = (key) => lookup(key) !== null;
 
+/** A course's or a board's title (``kind`` "course" or "board") in the page's language:
+ * ``course.ID.title`` / ``board.ID.title``, else ``english`` (the data's own title), else the id. */
+export const titleOf = (kind, id, english) => {
+  const key = `${kind}.${id}.title`;
+  return hasText(key) ? t(key) : english || id;
+};
+
 /** A select that switches the page's language (remembered; the page reloads in it). */
 export function languageSwitcher() {
   const select = h(

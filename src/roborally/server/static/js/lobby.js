@@ -8,7 +8,7 @@ import { icon } from "./icons.js";
 import { rulesLink } from "./spaceinfo.js";
 import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
-import { hasText, language, languageSwitcher, t } from "./i18n.js";
+import { hasText, language, languageSwitcher, t, titleOf } from "./i18n.js";
 import { seatChip } from "./seats.js";
 import { fill, h, seatUrl, store, tableUrl, toast } from "./util.js";
 
@@ -82,7 +82,7 @@ export class Lobby {
     this.programInput = h("input", { type: "number", min: low, max: high, value: o.defaults.program_seconds ?? 300, id: "program-seconds", "data-testid": "program-seconds" });
     this.seedInput = h("input", { type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", placeholder: t("lobby.seed_placeholder"), id: "seed", "data-testid": "seed" });
     this.publicInput = h("input", { type: "checkbox", checked: true, id: "public" });
-    this.tableInput = h("input", { type: "checkbox", id: "table-mode", "data-testid": "table-mode" });
+    this.tableInput = h("input", { type: "checkbox", id: "table-mode", "data-testid": "table-mode", onchange: () => this.renderSeats() });
     this.createBtn = h("button.primary.big", { type: "submit", "data-testid": "create-game" }, t("lobby.create"));
     this.createError = h("p.error.form-error", { role: "alert", "data-testid": "create-error", hidden: true });
     const form = h("form.create-form", { onsubmit: (e) => { e.preventDefault(); this.create(); } },
@@ -172,7 +172,8 @@ export class Lobby {
     while (this.seats.length < low) this.seats.push({ kind: "bot", bot: this.defaultBot() });
     fill(this.courseInfo,
       h("span.tag", null, c.tier ? named("lobby.tier.", c.tier) : t("lobby.course_tag")), h("span.tag", null, c.length ? named("lobby.length.", c.length) : ""),
-      h("span", null, [t("lobby.checkpoints", { count: c.checkpoints }), t("lobby.player_range", { low, high }), t("lobby.boards", { count: c.boards.length })].join(" · ")));
+      h("span", null, [t("lobby.checkpoints", { count: c.checkpoints }), t("lobby.player_range", { low, high }), t("lobby.boards", { count: c.boards.length })].join(" · ")),
+      h("span.dim", { "data-testid": "course-boards" }, t("lobby.board_list", { boards: c.boards.map((b) => titleOf("board", b)).join(", ") })));
     const ask = c.id;
     boardSvg(c.id, [], this.edition).then((svg) => {
       if (this.courseSelect.value !== ask) return;
@@ -216,7 +217,8 @@ export class Lobby {
       const chip = seatChip(i);
       if (seat.me) {
         return h("div.seat-row", { "data-testid": "seat-row" }, chip,
-          h("span.seat-me", null, t("lobby.seat_you", { name: this.nameInput.value.trim() || colourName(i) })));
+          // At one table this screen is everyone's: the creator's seat is one of the table's.
+          h("span.seat-me", { "data-testid": "seat-me" }, t(this.tableInput && this.tableInput.checked ? "lobby.seat_at_table" : "lobby.seat_you", { name: this.nameInput.value.trim() || colourName(i) })));
       }
       const kind = h("select", {
         "aria-label": t("lobby.seat_n", { n: i + 1 }), "data-testid": "seat-kind",
@@ -349,7 +351,7 @@ export class Lobby {
     const mine = await this.seatStatuses(store.get("mine", []).slice(0, 6), active, finished);
     const title = (id) => {
       const c = this.options.courses.find((x) => x.id === id);
-      return c ? c.title : id;
+      return titleOf("course", id, c && c.title);
     };
     const rules = (ids) => this.rulesTitles(ids);
     fill(this.gamesBox,
@@ -455,7 +457,7 @@ function groupCourses(courses) {
   for (const [tier, list] of tiers) {
     const group = h("optgroup", { label: named("lobby.tier.", tier) });
     const about = (c) => [c.length ? named("lobby.length.", c.length) : null, `${c.players[0]}–${c.players[1]}`].filter(Boolean).join(", ");
-    for (const c of list) group.append(h("option", { value: c.id }, `${c.title} (${about(c)})`));
+    for (const c of list) group.append(h("option", { value: c.id }, `${titleOf("course", c.id, c.title)} (${about(c)})`));
     out.push(group);
   }
   return out;

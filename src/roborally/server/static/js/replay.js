@@ -13,7 +13,7 @@ import { botTitle } from "./bots.js";
 import { LogView } from "./logview.js";
 import { playerPanels } from "./panels.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
-import { languageSwitcher, t } from "./i18n.js";
+import { languageSwitcher, t, titleOf } from "./i18n.js";
 import { fill, h, numParam, store } from "./util.js";
 
 /** Split the events into steps: setup, then per round its programming and each register. */
@@ -60,17 +60,17 @@ export class ReplayScreen {
     setCardEdition(data.settings.edition);
     this.names = Object.fromEntries(data.seats.map((s) => [s.seat, s.name]));
     this.steps = replaySteps(data.events);
-    let title = data.settings.course;
+    let title = titleOf("course", data.settings.course);
     try {
       const o = await api.options();
       this.options = o;
       const c = o.courses.find((x) => x.id === data.settings.course);
-      if (c) title = c.title;
+      title = titleOf("course", data.settings.course, c && c.title);
     } catch {
       /* keep the id */
     }
     document.title = t("replay.page_title", { course: title });
-    this.board = new BoardView(data.board, { course: data.settings.course, variants: data.settings.variants || [], edition: data.settings.edition });
+    this.board = new BoardView(data.board, { course: data.settings.course, title, variants: data.settings.variants || [], edition: data.settings.edition });
     this.logView = new LogView((s) => this.names[s] ?? t("common.robot_n", { n: s + 1 }));
     this.logView.classic = String(data.settings.edition || "").startsWith("classic");
     this.anim = new Animator(this.board, {
@@ -118,7 +118,7 @@ export class ReplayScreen {
       : null;
     const tray = h("section.tray", { "data-testid": "replay" },
       h("div.tray-head", null, h("h2", null, t("lobby.replay"))),
-      h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o.result)),
+      h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o)),
       controls,
       h("div.program-actions", null,
         h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, t("game.download_record")),
