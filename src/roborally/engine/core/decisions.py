@@ -48,10 +48,20 @@ class Prompt(str):
     args: dict[str, Any]
 
     def __new__(cls, text: str, key: str = "", **args: Any) -> Prompt:
+        if not args:  # a fixed question: one object for all of its decisions
+            kept = _FIXED_PROMPTS.get((text, key))
+            if kept is not None:
+                return kept
         prompt = super().__new__(cls, text)
         prompt.key = key
         prompt.args = args
+        if not args and len(_FIXED_PROMPTS) < 1024:  # bounded: decisions read from JSON too
+            _FIXED_PROMPTS[(text, key)] = prompt
         return prompt
+
+
+#: The questions without values made so far (a prompt is never changed once made).
+_FIXED_PROMPTS: dict[tuple[str, str], Prompt] = {}
 
 
 @dataclass(frozen=True, init=False)

@@ -10,6 +10,12 @@ from roborally.engine.core.events import EventKind
 from roborally.engine.core.state import HAND_SIZE, NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import Base2023
 
+# Asked every round of every player: made once (the i18n key goes with the English text).
+PROGRAM_PROMPT = Prompt("Program your registers", "program")
+SHUTDOWN_PROMPT = Prompt(
+    "Shut down this round? (clears all your damage; your robot does nothing)", "shutdown"
+)
+
 
 class Round2023(Base2023):
     """The round's stages before and after the registers."""
@@ -87,7 +93,7 @@ class Round2023(Base2023):
             self.program_id(player),
             player.seat,
             DecisionKind.PROGRAM,
-            Prompt("Program your registers", "program"),
+            PROGRAM_PROMPT,
             (),
             "fill the empty registers at random from the hand",
             {
@@ -161,10 +167,7 @@ class Round2023(Base2023):
             decision_id,
             seat,
             DecisionKind.SHUTDOWN,
-            Prompt(
-                "Shut down this round? (clears all your damage; your robot does nothing)",
-                "shutdown",
-            ),
+            SHUTDOWN_PROMPT,
             (False, True),
             "no shutdown",
         )

@@ -18,6 +18,9 @@ WINDOW_UPGRADES = frozenset(
     {*MOVEMENT, "abort_switch", "lucky_booster", "recharge", "re_initialize"}
 )
 
+WINDOW_PRE_PROMPT = Prompt("Use an upgrade before your register card?", "window_pre")
+WINDOW_POST_PROMPT = Prompt("Use a movement upgrade after your register card?", "window_post")
+
 
 class TurnWindows2023(Base2023):
     """W-PRE and W-POST: the upgrades used around one's own register card."""
@@ -31,11 +34,7 @@ class TurnWindows2023(Base2023):
             if len(options) <= 1:
                 return
             decision_id = self.did(f"p{seat + 1}-{which}-{self.s.window}")
-            prompt = (
-                Prompt("Use an upgrade before your register card?", "window_pre")
-                if which == "pre"
-                else Prompt("Use a movement upgrade after your register card?", "window_post")
-            )
+            prompt = WINDOW_PRE_PROMPT if which == "pre" else WINDOW_POST_PROMPT
             choice = self.ask_choice(
                 decision_id, seat, prompt, options, "use nothing", {"window": which}
             )
