@@ -42,7 +42,7 @@ HELP: dict[str, str] = {
     "messages_per_second": "messages a socket may send a second on average",
     "message_burst": "messages a socket may send at once before the rate applies",
     "send_queue_bytes": "unsent bytes a connection may have before it is dropped",
-    "workers": "engine worker processes for games with people (-1: one per CPU up to 4;"
+    "engine_workers": "engine worker processes for games with people (-1: one per CPU up to 4;"
     " 0: none, the engine runs in the server process: tests only)",
     "bot_workers": "worker processes for games of bots only (-1: one per CPU up to 4)",
     "bot_seconds": "the longest a bot may think over one decision",
