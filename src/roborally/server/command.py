@@ -50,6 +50,8 @@ HELP: dict[str, str] = {
     "worker_timeout": "a worker call taking longer than this restarts the worker",
     "busy_seconds": "how long a save waits for a locked database before it fails",
     "public_url": "the start of invite links, e.g. https://rally.example.org (behind a proxy)",
+    "redis": "scale-out mode: the Redis server the processes share, e.g. redis://10.0.0.5:6379/0"
+    " (with a PostgreSQL --database; docs/scaling.md)",
 }
 
 

@@ -162,6 +162,8 @@ class ServerOptions:
     busy_seconds: float = 2.0  # how long a save waits for a locked database before failing
     # Hosting.
     public_url: str | None = None  # the base of invite links, e.g. https://rally.example.org
+    # Scale-out mode (docs/scaling.md): many server processes share the games through Redis.
+    redis: str | None = None  # redis://host:port/db; None: one process holds every game
 
     def worker_counts(self) -> tuple[int, int]:
         """(workers for games with people, workers for bot games); (0, 0) runs games in the
