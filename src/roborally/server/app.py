@@ -1120,16 +1120,19 @@ def serve(
     log_level: str = "info",
     options: ServerOptions | None = None,
     trusted_proxies: str | None = None,
+    reuse_port: bool = False,
 ) -> None:
     """Run the server with uvicorn until interrupted. ``trusted_proxies`` (addresses, comma
-    separated) may set the client address with ``X-Forwarded-For``; nobody else may."""
+    separated) may set the client address with ``X-Forwarded-For``; nobody else may.
+    ``reuse_port``: one of several processes on one port (``--workers N``, docs/scaling.md)."""
     import uvicorn
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     os.environ.setdefault("ROBORALLY_LOG_LEVEL", log_level)
     directory = Path(data_dir) if data_dir else default_data_dir()
     app = create_app(directory, options)
-    check_port(host, port)  # after the data directory: its problems are reported first
+    if not reuse_port:
+        check_port(host, port)  # after the data directory: its problems are reported first
     server: GameServer = app.state.server
     server.listen_host, server.listen_port = host, port
     shown = "localhost" if host in ("0.0.0.0", "::") else host
@@ -1140,7 +1143,7 @@ def serve(
         lan = lan_address()
         if lan is not None:
             print(f"Players on your network open http://{lan}:{port}/", flush=True)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -1155,3 +1158,13 @@ def serve(
         h11_max_incomplete_event_size=16 * 1024,
         timeout_keep_alive=5,
     )
+    if not reuse_port:
+        uvicorn.Server(config).run()
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    listener.bind((host, port))
+    listener.set_inheritable(True)
+    uvicorn.Server(config).run(sockets=[listener])

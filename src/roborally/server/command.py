@@ -80,6 +80,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="reverse proxies (comma-separated addresses) whose X-Forwarded-For and"
         " X-Forwarded-Proto headers are believed; nobody else's are",
     )
+    parser.add_argument(
+        "--workers",
+        dest="processes",
+        type=whole_number(1, 256),
+        default=1,
+        metavar="N",
+        help="server processes on this machine, all on --port (above 1 needs --redis:"
+        " scale-out mode, docs/scaling.md; engine processes are --engine-workers)",
+    )
+    parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
     limits = parser.add_argument_group("limits and defaults (docs/server.md)")
     defaults = ServerOptions()
     for field in dataclasses.fields(ServerOptions):
@@ -97,6 +107,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from(args: argparse.Namespace) -> ServerOptions:
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ServerOptions)}
+    redis = values["redis"]
+    if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError(f"--redis must start with redis://, rediss:// or unix:// (got {redis!r})")
+    if getattr(args, "processes", 1) > 1 and redis is None:
+        raise ValueError(
+            "--workers above 1 runs several server processes, which share games only through"
+            " Redis and PostgreSQL: add --redis URL and --database postgresql://..."
+            " (docs/scaling.md), or use --engine-workers for engine processes"
+        )
     if not 1024 <= values["message_bytes"] <= 1 << 20:
         raise ValueError("--message-bytes must be from 1024 to 1048576 (1 MiB)")
     url = values["public_url"]
@@ -120,11 +139,28 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, MissingExtra) as error:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 2
-    from roborally.server.app import serve
+    from roborally.server.app import check_port, serve
     from roborally.server.store import DamagedStore, DataDirInUse
 
+    if args.processes > 1:
+        from roborally.server.cluster.supervisor import supervise
+
+        try:
+            check_port(args.host, args.port)
+        except OSError as error:
+            print(f"roborally serve: {error}", file=sys.stderr)
+            return 2
+        return supervise(child_flags(args, options), args.processes)
     try:
-        serve(args.host, args.port, args.data, args.log_level, options, args.trusted_proxy)
+        serve(
+            args.host,
+            args.port,
+            args.data,
+            args.log_level,
+            options,
+            args.trusted_proxy,
+            reuse_port=args.reuse_port,
+        )
     except (DataDirInUse, DamagedStore) as error:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 1
@@ -132,3 +168,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def child_flags(args: argparse.Namespace, options: ServerOptions) -> list[str]:
+    """The command line of one of ``--workers N`` processes: this one's, option for option."""
+    flags = ["--host", args.host, "--port", str(args.port), "--log-level", args.log_level]
+    if args.data is not None:
+        flags += ["--data", args.data]
+    if args.trusted_proxy is not None:
+        flags += ["--trusted-proxy", args.trusted_proxy]
+    defaults = ServerOptions()
+    for field in dataclasses.fields(ServerOptions):
+        value = getattr(options, field.name)
+        if value != getattr(defaults, field.name):
+            flags += ["--" + field.name.replace("_", "-"), str(value)]
+    return flags

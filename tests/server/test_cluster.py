@@ -1,0 +1,96 @@
+"""Scale-out mode with two server processes' worth of servers sharing one Redis and one store:
+a game owned by one is played through the other, its HTTP calls answered by its owner."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from roborally.content.record import parse_record, replay
+from roborally.server.client import RemotePlayer
+from roborally.server.cluster.node import ClusterNode
+
+from .conftest import FAST, LiveServer, wait_for
+
+
+def node(live: LiveServer) -> ClusterNode:
+    cluster: ClusterNode | None = live.app.state.server.cluster  # type: ignore[attr-defined]
+    assert cluster is not None
+    return cluster
+
+
+@contextlib.contextmanager
+def pair(tmp_path: Path, redis_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two servers in scale-out mode on one Redis, sharing the first one's store."""
+    options = dataclasses.replace(FAST, redis=redis_url)
+    first = LiveServer(tmp_path / "a", options)
+    second = LiveServer(tmp_path / "b", options)
+    shared = first.app.state.server.store  # type: ignore[attr-defined]
+    server = second.app.state.server  # type: ignore[attr-defined]
+    server.store = server.ctx.store = shared
+    with first, second:
+        yield first, second
+
+
+def play(*players: RemotePlayer) -> list[Any]:
+    async def main() -> list[Any]:
+        return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+def test_two_players_on_two_processes_play_a_game_to_the_end(
+    tmp_path: Path, redis_url: str
+) -> None:
+    with pair(tmp_path, redis_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 5}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+        gid = game["game_id"]
+        assert gid in node(a).held and gid not in node(b).held
+
+        # The lobby is the same from either process.
+        def listed() -> bool:
+            games = httpx.get(b.base + "/api/games").json()["games"]
+            return gid in [g["game_id"] for g in games]
+
+        wait_for(listed, 5)
+        # A call about the game made to the other process is answered by its owner.
+        seen = httpx.get(f"{b.base}/api/games/{gid}")
+        assert seen.status_code == 200 and seen.json()["game_id"] == gid
+        wrong = httpx.post(f"{b.base}/api/games/{gid}/start", json={"host_token": "nope"})
+        assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_token"
+        tokens = [s["token"] for s in game["seats"]]
+        players = [
+            RemotePlayer(f"ws://127.0.0.1:{live.port}/ws/{gid}", token, seed=i)
+            for i, (live, token) in enumerate(zip((a, b), tokens, strict=True))
+        ]
+        first, second = play(*players)
+        assert first.errors == [] and second.errors == []
+        assert first.outcome is not None and first.outcome == second.outcome
+        assert node(b).bus.published > 10  # the second player's frames went through Redis
+        record = httpx.get(f"{b.base}/api/games/{gid}/record")
+        assert record.status_code == 200
+        final = replay(parse_record(record.text))
+        assert final.state.winner == first.outcome.get("winner") or final.state.over
+
+
+def test_a_join_through_another_process_takes_the_owners_seat(
+    tmp_path: Path, redis_url: str
+) -> None:
+    with pair(tmp_path, redis_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "human"}], "seed": 3}
+        gid = httpx.post(a.base + "/api/games", json=body).json()["game_id"]
+        joined = httpx.post(f"{b.base}/api/games/{gid}/join", json={"name": "Zed"})
+        assert joined.status_code == 200, joined.text
+        room = a.room(gid)
+        assert room.seats[1].taken and room.seats[1].name == "Zed"
+        again = httpx.post(f"{b.base}/api/games/{gid}/join", json={})
+        assert again.status_code == 409 and again.json()["error"]["code"] == "no_free_seat"
