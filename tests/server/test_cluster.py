@@ -16,6 +16,7 @@ import httpx
 from roborally.content.record import parse_record, replay
 from roborally.server.client import RemotePlayer
 from roborally.server.cluster.node import ClusterNode
+from roborally.server.host import GameHost, HostSpec, outcome_json
 
 from .conftest import FAST, LiveServer, wait_for
 
@@ -94,3 +95,67 @@ def test_a_join_through_another_process_takes_the_owners_seat(
         assert room.seats[1].taken and room.seats[1].name == "Zed"
         again = httpx.post(f"{b.base}/api/games/{gid}/join", json={})
         assert again.status_code == 409 and again.json()["error"]["code"] == "no_free_seat"
+
+
+def crash(live: LiveServer) -> None:
+    """Make a server stop as a killed process would, as far as the others can tell: no more
+    lease renewals or messages, its games stop where they are (nothing released, nothing
+    said). The real kill -9 is in test_cluster_processes.py."""
+    cluster = node(live)
+
+    async def die() -> None:
+        for task in cluster.tasks:
+            task.cancel()
+        for room in live.app.state.server.rooms.values():  # type: ignore[attr-defined]
+            await room.close()
+        live.app.state.server.rooms.clear()  # type: ignore[attr-defined]
+        for task in cluster.bus.tasks:
+            task.cancel()
+
+    assert cluster.loop is not None
+    asyncio.run_coroutine_threadsafe(die(), cluster.loop).result(10)
+
+
+def test_when_the_owner_dies_a_relaying_process_takes_the_game_and_it_finishes(
+    tmp_path: Path, redis_url: str
+) -> None:
+    with pair(tmp_path, redis_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 9}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+        gid = game["game_id"]
+        players = [
+            RemotePlayer(
+                f"ws://127.0.0.1:{b.port}/ws/{gid}", s["token"], seed=i, think=0.02, keep_raw=True
+            )
+            for i, s in enumerate(game["seats"])
+        ]
+
+        def kill_mid_game() -> None:
+            wait_for(lambda: gid in a.app.state.server.rooms and a.room(gid).round >= 2, 60)  # type: ignore[attr-defined]
+            crash(a)
+
+        with concurrent.futures.ThreadPoolExecutor(1) as killer:
+            killed = killer.submit(kill_mid_game)
+            first, second = play(*players)
+            killed.result()
+        assert gid in node(b).held
+        assert first.errors == [] and second.errors == [], (first.errors, second.errors)
+        assert first.outcome is not None and first.outcome == second.outcome
+        for player in (first, second):  # the socket stayed; the new owner welcomed it again
+            assert sum('"type":"welcome"' in text for text in player.raw) == 2
+            assert player.connections == 1
+        assert_same_as_one_process(b, gid, first.outcome)
+
+
+def assert_same_as_one_process(live: LiveServer, gid: str, outcome: dict[str, Any]) -> None:
+    """The stored actions and the exported record, replayed by one process on its own, end
+    the game as the cluster did."""
+    record = httpx.get(f"{live.base}/api/games/{gid}/record")
+    assert record.status_code == 200, record.text
+    final = replay(parse_record(record.text))
+    assert outcome_json(final) == outcome
+    stored = live.app.state.server.store.sync.load(gid)  # type: ignore[attr-defined]
+    names = tuple(s["name"] for s in stored.seats)
+    host = GameHost(HostSpec(gid, stored.settings, names, {}, stored.actions))
+    assert host.game.digest() == final.digest()
+    assert host.game.outcome() is not None

@@ -107,11 +107,13 @@ class ClusterNode:
         self.tasks: list[asyncio.Task[None]] = []
         self.counter = itertools.count(1)
         self.lobby_text = "[]"
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
         import redis.asyncio as aioredis
 
+        self.loop = asyncio.get_running_loop()
         self.redis = aioredis.Redis.from_url(self.redis_url)
         await self.redis.ping()
         lease_ms = self.settings.lease_ms
