@@ -211,6 +211,8 @@ class ClusterNode:
         ``moving``: the lease was lost) or are closed with the server (shutdown)."""
         self.held.discard(game_id)
         room = self.server.rooms.pop(game_id, None)
+        if not moving:  # released before the sockets move: their next owner may take it
+            await self._release(game_id)
         if room is not None:
             await room.close()
             with contextlib.suppress(Exception):
@@ -221,7 +223,6 @@ class ClusterNode:
                     self.bus.publish(conn.holder, {"k": "moved", "g": game_id, "c": conn.ident})
                     conn.task.cancel()
         if not moving:
-            await self._release(game_id)
             return
         for link in [k for k in self.links.values() if k.game_id == game_id and not k.relayed]:
             asyncio.get_running_loop().create_task(self._move(link))
