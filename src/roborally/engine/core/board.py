@@ -399,6 +399,12 @@ class Grid:
             (c.belt if c is not None and not inactive[i] else None) for i, c in enumerate(cells)
         ]
         self.pits = [c is not None and c.pit for c in cells]
+        # The elements that act on each space (none where a token covers it): the board
+        # steps look a robot's space up here instead of fetching its cell.
+        acting = [c if c is not None and not inactive[i] else None for i, c in enumerate(cells)]
+        self.gear_turns = [c.gear if c is not None else None for c in acting]
+        self.pushers = [c.pusher if c is not None else None for c in acting]
+        self.batteries = [c is not None and c.battery for c in acting]
         self._beams: dict[int, tuple[int, ...]] = {}  # beam_path's cache
         self._factory_centre: tuple[float, float] | None = None
         self._factory_centre_known = False

@@ -60,6 +60,7 @@ UPGRADE_STREAM = "upgrades"
 UPGRADE_RNG_SALT = 0x5550_4752
 
 _MASK = (1 << 64) - 1
+_WORDS = 1 << 64  # how many 64-bit words there are
 _SEED_LIMIT = 1 << SEED_BITS
 _SEED_BYTES = SEED_BITS // 8
 _LEGACY_SALTS = {MAIN_STREAM: 0, UPGRADE_STREAM: UPGRADE_RNG_SALT}
@@ -139,6 +140,29 @@ class Blake2bCtr(Rng):
             self._words = _BLOCK.unpack(hasher.digest())
             self._block = block
         return self._words[word & 7]
+
+    def shuffle(self, items: list[T]) -> None:
+        """:meth:`Rng.shuffle` with :meth:`below` and :meth:`next64` written out (the same
+        words, the same swaps): every deck is shuffled this way, a call or two per card."""
+        words, current = self._words, self._block
+        word = self.state
+        for i in range(len(items) - 1, 0, -1):
+            n = i + 1
+            limit = _WORDS - _WORDS % n
+            while True:
+                block = word >> 3
+                if block != current:
+                    hasher = self._hasher.copy()
+                    hasher.update(block.to_bytes(8, "big"))
+                    words = _BLOCK.unpack(hasher.digest())
+                    current = block
+                value = words[word & 7]
+                word += 1
+                if value < limit:
+                    break
+            j = value % n
+            items[i], items[j] = items[j], items[i]
+        self.state, self._words, self._block = word, words, current
 
     def copy(self) -> Blake2bCtr:
         clone = Blake2bCtr.__new__(Blake2bCtr)

@@ -313,8 +313,19 @@ class Activation2023(Base2023):
 
     def magnetic_near(self, seat: int, reach: int) -> bool:
         """Whether another robot with Magnetic stands within ``reach`` spaces of ``seat``'s."""
-        magnetic = self.holders("magnetic", besides=seat)  # mostly none
-        return bool(magnetic and self.robots_near(seat, reach, magnetic))
+        # One pass, no lists: this runs for nearly every card, and mostly nobody has Magnetic.
+        pos = self.s.players[seat].pos
+        assert pos is not None
+        x, y = pos
+        for p in self.s.players:
+            if not p.installed or p.seat == seat or p.pos is None:
+                continue
+            for card in p.installed:
+                if card.name == "magnetic":
+                    if abs(p.pos[0] - x) + abs(p.pos[1] - y) <= reach:
+                        return True
+                    break
+        return False
 
     def robots_near(self, seat: int, reach: int, robots: list[Player]) -> list[Player]:
         """The other ``robots`` on the board within ``reach`` spaces (Manhattan) of
@@ -375,7 +386,7 @@ class Activation2023(Base2023):
             else:
                 card = cards[0]
                 self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name)
-                effect = self.effect_of(card)
+                effect = self._card_effects[card.name]  # effect_of(), once a card a register
                 if effect == "two_cards":
                     self.resolve_two_cards(seat, register)
                 elif card.name == "move1" and self.s.upgrades and self.brakes(seat, card):

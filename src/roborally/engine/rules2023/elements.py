@@ -74,7 +74,12 @@ class Elements2023(Base2023):
     def diagnostics_may_ask(self) -> bool:
         """Whether Self-Diagnostics can ask at this register's end: its owner stands on its
         next checkpoint (the batteries before move nobody). If not, no snapshot is taken."""
-        return any(self.on_next_checkpoint(p) for p in self.holders("self_diagnostics"))
+        for p in self.s.players:  # loops, not holders() and any(): this runs every register
+            if p.installed and self.on_next_checkpoint(p):
+                for card in p.installed:
+                    if card.name == "self_diagnostics":
+                        return True
+        return False
 
     def on_next_checkpoint(self, player: Player) -> bool:
         """Whether ``player``'s robot stands on the checkpoint it claims next (C8)."""
@@ -106,12 +111,14 @@ class Elements2023(Base2023):
 
     def batteries(self) -> None:
         """C7: +1 energy on a battery space (not while shut down, not under an overlay)."""
+        batteries, width = self.grid.batteries, self.grid.width
+        players = self.s.players
         for seat in self.s.turn_order():
-            player = self.s.players[seat]
-            if player.pos is None or player.shutdown:
+            player = players[seat]
+            pos = player.pos
+            if pos is None or player.shutdown:
                 continue
-            cell = self.s.grid.active(player.pos)
-            if cell is not None and cell.battery:
+            if batteries[pos[1] * width + pos[0]]:
                 self.gain_energy(player, 1, "battery")
 
     def checkpoints(self) -> list[int]:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from roborally.engine.core.cards import Card
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
+from roborally.engine.core.mechanics import Mechanics
 from roborally.engine.core.state import Player, Register
 from roborally.engine.rules2023.base import MAX_INSTALLED, Base2023, is_permanent, upgrade_specs
 
@@ -53,11 +54,19 @@ class Triggers2023(Base2023):
             self._rammed = set()
             self._spiked = set()
         if not (outer and self._activation == seat and self._magnets_near):
-            return self.moving(super().move, seat, direction, steps, cause)
+            # moving() written out: nearly every card moves this way.
+            self._depth += 1
+            try:
+                moved: int = Mechanics.move(self, seat, direction, steps, cause)
+            finally:
+                self._depth -= 1
+            if outer and self._hovering:
+                self.settle_hover()
+            return moved
         # A move of the resolving card, with a Magnetic robot near: it may follow.
         pushed_before = len(self._pushed)
         magnets = self.magnet_candidates(seat)
-        moved = self.moving(super().move, seat, direction, steps, cause)
+        moved = self.moving(Mechanics.move, self, seat, direction, steps, cause)
         if magnets and moved > 0:
             pushed = set(self._pushed[pushed_before:])
             self.magnetic(seat, [m for m in magnets if m not in pushed], direction, moved)
