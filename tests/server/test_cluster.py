@@ -7,6 +7,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,9 @@ def node(live: LiveServer) -> ClusterNode:
 
 
 @contextlib.contextmanager
-def pair(tmp_path: Path, redis_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
+def pair(tmp_path: Path, redis_url: str, **changes: Any) -> Iterator[tuple[LiveServer, LiveServer]]:
     """Two servers in scale-out mode on one Redis, sharing the first one's store."""
-    options = dataclasses.replace(FAST, redis=redis_url)
+    options = dataclasses.replace(FAST, redis=redis_url, **changes)
     first = LiveServer(tmp_path / "a", options)
     second = LiveServer(tmp_path / "b", options)
     shared = first.app.state.server.store  # type: ignore[attr-defined]
@@ -159,3 +160,30 @@ def assert_same_as_one_process(live: LiveServer, gid: str, outcome: dict[str, An
     host = GameHost(HostSpec(gid, stored.settings, names, {}, stored.actions))
     assert host.game.digest() == final.digest()
     assert host.game.outcome() is not None
+
+
+def test_a_relayed_socket_that_said_hello_is_not_closed_by_the_hello_deadline(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """The hello of a relayed socket is accepted by the owner; the socket's own process learns
+    it from the owner's messages and stops applying the deadline for saying hello."""
+    import websockets
+
+    with pair(tmp_path, redis_url, hello_seconds=0.5) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}], "seed": 2}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+
+        async def talk() -> list[str]:
+            url = f"ws://127.0.0.1:{b.port}/ws/{game['game_id']}"
+            async with websockets.connect(url) as ws:
+                hello = {"type": "hello", "v": 1, "token": game["seats"][0]["token"]}
+                await ws.send(json.dumps(hello))
+                kinds = [json.loads(await ws.recv())["type"]]
+                await asyncio.sleep(1.2)  # past the hello deadline
+                await ws.send(json.dumps({"type": "ping", "v": 1, "id": 7}))
+                while kinds[-1] != "pong":
+                    kinds.append(json.loads(await asyncio.wait_for(ws.recv(), 5))["type"])
+                return kinds
+
+        kinds = asyncio.run(talk())
+        assert kinds[0] == "welcome" and kinds[-1] == "pong" and "error" not in kinds

@@ -946,6 +946,8 @@ async def _receive(websocket: WebSocket, conn: Connection, hello_seconds: float)
     try:
         return await asyncio.wait_for(websocket.receive(), max(0.0, left))
     except TimeoutError:
+        if conn.hello:  # said meanwhile (a relayed socket's hello is accepted by its owner)
+            return await websocket.receive()
         return None
 
 

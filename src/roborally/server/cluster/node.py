@@ -308,7 +308,7 @@ class ClusterNode:
     def send_out(self, conn: RemoteConnection, text: str | None, code: int = 0) -> None:
         """Queue a text (or, with ``text=None``, a close) for a relayed socket; everything
         queued in one turn of the event loop goes to each process in one message."""
-        self.outbuf[conn.holder].append([conn.ident, conn.cursor, text, code])
+        self.outbuf[conn.holder].append([conn.ident, conn.cursor, text, code, conn.hello])
         if not self.flush_armed:
             self.flush_armed = True
             asyncio.get_running_loop().call_soon(self._flush)
@@ -321,11 +321,11 @@ class ClusterNode:
         batches, self.outbuf = self.outbuf, defaultdict(list)
         for holder, items in batches.items():
             # The cursor of a socket is the room's once the turn is over (the room moves it
-            # after queuing the events).
+            # after queuing the events); so is whether its hello was accepted.
             for item in items:
                 remote = self.remotes.get(item[0])
                 if remote is not None:
-                    item[1] = remote.cursor
+                    item[1], item[4] = remote.cursor, remote.hello
             self.bus.publish(holder, {"k": "out", "m": items})
 
     def forget_remote(self, conn: RemoteConnection) -> None:
@@ -349,11 +349,12 @@ class ClusterNode:
             self._for_game(data)
 
     def _deliver(self, items: list[list[Any]]) -> None:
-        for ident, cursor, text, code in items:
+        for ident, cursor, text, code, hello in items:
             link = self.links.get(ident)
             if link is None or not link.relayed:
                 continue
             link.cursor = cursor
+            link.conn.hello = hello  # the socket's hello deadline no longer applies
             if text is None:
                 link.conn.close(code or 1000)
             else:
