@@ -78,6 +78,7 @@ test: lint typecheck pytest
 bench: setup
 	$(RUN) python bench/engine_bench.py
 	$(RUN) python bench/bots_bench.py
+	$(RUN) python bench/memory_bench.py
 	$(RUN) python bench/rl_bench.py
 
 soak: setup

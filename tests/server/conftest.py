@@ -257,3 +257,22 @@ def postgres_url() -> Iterator[str]:
 
     with postgres_server() as server:
         yield server.url
+
+
+@pytest.fixture
+def pg_database(postgres_url: str) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database of its own for one test."""
+    from .databases import fresh_database
+
+    with fresh_database(postgres_url) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str | None:
+    """Each storage backend in turn: ``None`` (SQLite in the data directory) or the URL of a
+    new PostgreSQL database (``ServerOptions.database``)."""
+    if request.param == "sqlite":
+        return None
+    url: str = request.getfixturevalue("pg_database")
+    return url

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from pathlib import Path
 
 from roborally.bots.random_bot import RandomBot
 from roborally.content.record import parse_record, replay, write_record
 from roborally.server.store import DB_NAME
 
-from .conftest import connect, create, hello, make_client, room_of
+from .conftest import FAST, connect, create, hello, make_client, room_of
 
 
-def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
+def test_a_restarted_server_continues_running_games(tmp_path: Path, database: str | None) -> None:
     bot = RandomBot(8)
-    with make_client(tmp_path) as client:
+    options = dataclasses.replace(FAST, database=database)
+    with make_client(tmp_path, options) as client:
         game = create(
             client,
             seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
@@ -35,9 +38,9 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
         digest, actions = room.game.digest(), list(room.game.actions)
         pending = [d.id for d in room.game.pending_decisions()]
         assert len(actions) >= 4 and pending
-    assert (tmp_path / DB_NAME).is_file()
+    assert (tmp_path / DB_NAME).is_file() == (database is None)
 
-    with make_client(tmp_path) as client:  # a new server on the same data directory
+    with make_client(tmp_path, options) as client:  # a new server on the same database
         room = room_of(client, gid)
         assert room.status == "running" and room.game is not None
         assert room.game.digest() == digest and room.game.actions == actions
@@ -67,7 +70,7 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
         assert replayed.actions[: len(actions)] == actions
         assert replayed.is_over()
 
-    with make_client(tmp_path) as client:  # finished games stay for replay and export
+    with make_client(tmp_path, options) as client:  # finished games stay for replay and export
         assert gid not in client.app.state.server.rooms  # type: ignore[attr-defined]
         assert client.get(f"/api/games/{gid}/record").text == text
         frames = client.get(f"/api/games/{gid}/replay").json()["frames"]
@@ -77,3 +80,53 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path) -> None:
         assert finished[0]["result"] == replayed.outcome().result_text(  # type: ignore[union-attr]
             replayed.config.players
         )
+
+
+def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
+    tmp_path: Path, database: str | None
+) -> None:
+    """The deadlines are wall-clock times saved with the game: after a restart they go on
+    from where they were instead of starting again, and a half-made program is kept."""
+    options = dataclasses.replace(FAST, database=database)
+    with make_client(tmp_path, options) as client:
+        game = create(
+            client,
+            seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
+            program_seconds=600,
+            grace_seconds=900,
+        )
+        gid = game["game_id"]
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            ws = hello(session, name="Ada")
+            ws.send(type="start")
+            state = ws.pending_state()
+            while not any(p["kind"] == "program" for p in state["pending"]):
+                ws.answer(state, RandomBot(3))  # what comes before programming
+                state = ws.pending_state()
+            program = next(p for p in state["pending"] if p["kind"] == "program")
+            hand = program["info"]["hand"]
+            draft = [hand[0], hand[1], None, None, None]
+            ws.send(type="draft", decision_id=program["id"], program=draft, id=3)
+            assert ws.until("ack")["ref"] == 3
+            deadline = program["deadline"]
+        room = room_of(client, gid)
+        away = room.seats[0].away_since  # seat 0 has left: its grace period runs
+        grace = room.deadlines["grace:0"][0]
+        assert deadline is not None and away is not None
+        assert room.seats[2].auto  # nobody ever came to seat 2: played for it
+        assert room.game is not None
+        digest = room.game.digest()
+
+    time.sleep(0.3)  # the new server starts later: the clocks have run meanwhile
+    with make_client(tmp_path, options) as client:
+        room = room_of(client, gid)
+        assert room.game is not None and room.game.digest() == digest
+        assert room.deadlines[program["id"]][0] == deadline  # not 600 s from now
+        assert room.deadlines["grace:0"][0] == grace and room.seats[0].away_since == away
+        assert room.seats[2].auto and not room.seats[0].auto
+        assert room.seats[0].drafts == {program["id"]: draft}
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            ws = hello(session)
+            state = ws.pending_state()
+            again = next(p for p in state["pending"] if p["id"] == program["id"])
+            assert again["deadline"] == deadline and again["info"]["hand"] == hand

@@ -3,31 +3,72 @@ server per data directory, and a damaged database is refused with a message."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from roborally.server.app import create_app
-from roborally.server.store import DB_NAME, DamagedStore, DataDirInUse, Store, StoreError
+from roborally.server.database import open_database
+from roborally.server.store import (
+    DB_NAME,
+    DamagedStore,
+    DataDirInUse,
+    GameStore,
+    Store,
+    StoreError,
+)
 
 from .conftest import FAST, connect, create, hello, make_client, room_of
 
 ONE_PERSON = [{"kind": "human"}, {"kind": "bot"}]
 
 
-def _hold_write_lock(data_dir: Path) -> sqlite3.Connection:
-    """Another program (a backup tool, say) takes the database's write lock and keeps it."""
-    other = sqlite3.connect(data_dir / DB_NAME, isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-    return other
+class _WriteLock:
+    """Another program (a backup tool, say) takes the database's write lock and keeps it
+    until :meth:`release`."""
+
+    def __init__(self, data_dir: Path, database: str | None) -> None:
+        self.sqlite: sqlite3.Connection | None = None
+        self.postgres: psycopg.Connection[Any] | None = None
+        if database is None:
+            self.sqlite = sqlite3.connect(data_dir / DB_NAME, isolation_level=None)
+            self.sqlite.execute("BEGIN EXCLUSIVE")
+        else:  # reads go on; every write waits
+            self.postgres = psycopg.connect(database)
+            self.postgres.execute("LOCK TABLE games, actions IN EXCLUSIVE MODE")
+
+    def release(self) -> None:
+        if self.sqlite is not None:
+            self.sqlite.execute("ROLLBACK")
+            self.sqlite.close()
+        if self.postgres is not None:
+            self.postgres.rollback()
+            self.postgres.close()
 
 
-def test_a_failed_save_changes_nothing_and_says_so(tmp_path: Path) -> None:
-    options = dataclasses.replace(FAST, busy_seconds=0.2)
+def _execute(data_dir: Path, database: str | None, query: str, *args: Any) -> list[Any]:
+    """Run one statement on the server's database behind its back (``?`` marks)."""
+    if database is None:
+        with contextlib.closing(sqlite3.connect(data_dir / DB_NAME)) as db, db:
+            return db.execute(query, args).fetchall()
+    with psycopg.connect(database) as conn:
+        cur = conn.execute(query.replace("?", "%s").encode(), args)
+        return cur.fetchall() if cur.description else []
+
+
+def _open_store(data_dir: Path, database: str | None) -> GameStore:
+    return Store(data_dir / DB_NAME) if database is None else open_database(database)
+
+
+def test_a_failed_save_changes_nothing_and_says_so(tmp_path: Path, database: str | None) -> None:
+    options = dataclasses.replace(FAST, busy_seconds=0.2, database=database)
     with make_client(tmp_path, options) as client:
         game = create(client, seats=ONE_PERSON, variants=["lighter"])
         gid = game["game_id"]
@@ -39,13 +80,12 @@ def test_a_failed_save_changes_nothing_and_says_so(tmp_path: Path) -> None:
             decision = state["pending"][0]
             before = (room.game.digest(), len(room.game.actions), room.saved, len(room.events))
             stored_before = len(room.store.load(gid).actions)  # type: ignore[union-attr]
-            lock = _hold_write_lock(tmp_path)
+            lock = _WriteLock(tmp_path, database)
             ws.send(type="decide", decision_id=decision["id"], choice=decision["options"][0], id=7)
             error = ws.error()
             assert error["code"] == "storage_failed" and error["ref"] == 7
             assert "nothing changed" in error["message"]
-            lock.execute("ROLLBACK")
-            lock.close()
+            lock.release()
             after = (room.game.digest(), len(room.game.actions), room.saved, len(room.events))
             assert after == before
             assert len(room.store.load(gid).actions) == stored_before  # type: ignore[union-attr]
@@ -56,15 +96,14 @@ def test_a_failed_save_changes_nothing_and_says_so(tmp_path: Path) -> None:
             assert len(room.store.load(gid).actions) > stored_before  # type: ignore[union-attr]
 
 
-def test_a_failed_join_takes_no_seat(tmp_path: Path) -> None:
-    options = dataclasses.replace(FAST, busy_seconds=0.2)
+def test_a_failed_join_takes_no_seat(tmp_path: Path, database: str | None) -> None:
+    options = dataclasses.replace(FAST, busy_seconds=0.2, database=database)
     with make_client(tmp_path, options) as client:
         game = create(client, seats=[{"kind": "human"}, {"kind": "human"}])
         gid = game["game_id"]
-        lock = _hold_write_lock(tmp_path)
+        lock = _WriteLock(tmp_path, database)
         response = client.post(f"/api/games/{gid}/join", json={"name": "Bo"})
-        lock.execute("ROLLBACK")
-        lock.close()
+        lock.release()
         assert response.status_code == 503
         assert response.json()["error"]["code"] == "storage_failed"
         seat = room_of(client, gid).seats[1]
@@ -130,33 +169,33 @@ def test_an_emptied_or_swapped_database_is_refused(tmp_path: Path) -> None:
     assert "replaced by another server's file" in str(swapped.value)
 
 
-def test_a_game_that_no_longer_replays_is_kept_and_reported(tmp_path: Path) -> None:
-    with make_client(tmp_path) as client:
+def test_a_game_that_no_longer_replays_is_kept_and_reported(
+    tmp_path: Path, database: str | None
+) -> None:
+    options = dataclasses.replace(FAST, database=database)
+    with make_client(tmp_path, options) as client:
         game = create(client, seats=ONE_PERSON, variants=["lighter"])
         gid = game["game_id"]
         client.post(f"/api/games/{gid}/start", json={"host_token": game["host_token"]})
-    db = sqlite3.connect(tmp_path / DB_NAME)
-    db.execute(
-        "INSERT INTO actions VALUES (?, 99, 't9-p1-program', 0, 'move1', 0)", (gid,)
-    )  # an action the game never asked for
-    db.commit()
-    db.close()
-    with make_client(tmp_path) as client:
+    stray = "INSERT INTO actions VALUES (?, 99, 't9-p1-program', 0, 'move1', 0)"
+    _execute(tmp_path, database, stray, gid)  # an action the game never asked for
+    with make_client(tmp_path, options) as client:
         health = client.get("/api/health").json()
         assert health["broken_games"] == 1
         gone = client.get(f"/api/games/{gid}")
         assert gone.status_code == 404
         assert "could not be restored" in gone.json()["error"]["message"]
-    db = sqlite3.connect(tmp_path / DB_NAME)
-    status, actions = db.execute(
+    [(status, actions)] = _execute(
+        tmp_path,
+        database,
         "SELECT status, (SELECT count(*) FROM actions WHERE game_id = id) FROM games WHERE id=?",
-        (gid,),
-    ).fetchone()
+        gid,
+    )
     assert status == "broken" and actions >= 1  # nothing was deleted
 
 
-def test_store_errors_roll_back_whole_transactions(tmp_path: Path) -> None:
-    store = Store(tmp_path / DB_NAME)
+def test_store_errors_roll_back_whole_transactions(tmp_path: Path, database: str | None) -> None:
+    store = _open_store(tmp_path, database)
     store.create_game("g", {"seed": 1}, [], "h", "running")
     store.append_actions("g", 0, [("a", 0, "x")])
     with pytest.raises(StoreError):  # a duplicate action number: the whole save fails

@@ -44,6 +44,7 @@ from roborally.server.cluster.link import Link
 from roborally.server.cluster.node import FORWARDED, ClusterNode
 from roborally.server.cluster.router import ClusterRouter
 from roborally.server.connection import Connection
+from roborally.server.database import open_database
 from roborally.server.index_page import index_route
 from roborally.server.limits import AddressLimits, Refusal
 from roborally.server.protocol import (
@@ -177,12 +178,17 @@ class GameServer:
     def __init__(self, data_dir: str | Path, options: ServerOptions | None = None) -> None:
         self.data_dir = Path(data_dir)
         self.options = dataclasses.replace(options) if options else ServerOptions()  # its own
-        self.lock = DataDirLock(self.data_dir)
-        try:
-            self.store = AsyncStore(Store.in_dir(self.data_dir, self.options.busy_seconds))
-        except BaseException:
-            self.lock.release()
-            raise
+        busy = self.options.busy_seconds
+        self.lock: DataDirLock | None = None
+        if self.options.database is not None:  # PostgreSQL: shared, no data-directory lock
+            self.store = AsyncStore(open_database(self.options.database, busy))
+        else:
+            self.lock = DataDirLock(self.data_dir)
+            try:
+                self.store = AsyncStore(Store.in_dir(self.data_dir, busy))
+            except BaseException:
+                self.lock.release()
+                raise
         self.pool = WorkerPool(self.options)
         self.ctx = RoomContext(self.options, self.store, self.pool, Rematches(self))
         self.limits = AddressLimits(self.options)
@@ -243,7 +249,8 @@ class GameServer:
         await asyncio.sleep(0)
         await self.pool.stop()
         self.store.close()
-        self.lock.release()
+        if self.lock is not None:
+            self.lock.release()
 
     # ------------------------------------------------------------ rooms
     async def get_room(self, game_id: str) -> GameRoom | None:
@@ -261,6 +268,7 @@ class GameServer:
         except (ValueError, KeyError, TypeError, RuntimeError, WorkerLost) as error:
             log.error("game %s could not be loaded: %s", game_id, error)
             return None
+        room.slim_down()  # until a page connects: the record and summary are enough
         room = self.rooms.setdefault(game_id, room)  # another call may have loaded it meanwhile
         self.prune()
         return room

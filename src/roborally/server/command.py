@@ -49,6 +49,8 @@ HELP: dict[str, str] = {
     "slice_seconds": "engine time a worker gives one game before turning to the next",
     "worker_timeout": "a worker call taking longer than this restarts the worker",
     "busy_seconds": "how long a save waits for a locked database before it fails",
+    "database": "PostgreSQL to keep the games in, postgresql://user@host:5432/dbname (the"
+    " password in PGPASSWORD or ~/.pgpass); without it, SQLite in the data directory",
     "public_url": "the start of invite links, e.g. https://rally.example.org (behind a proxy)",
     "redis": "scale-out mode: the Redis server the processes share, e.g. redis://10.0.0.5:6379/0"
     " (with a PostgreSQL --database; docs/scaling.md)",
@@ -121,6 +123,10 @@ def options_from(args: argparse.Namespace) -> ServerOptions:
     url = values["public_url"]
     if url is not None and not url.startswith(("http://", "https://")):
         raise ValueError(f"--public-url must start with http:// or https:// (got {url!r})")
+    if values["database"] is not None:
+        from roborally.server.database import check_url
+
+        check_url(values["database"])
     return ServerOptions(**values)
 
 

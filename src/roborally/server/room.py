@@ -54,7 +54,7 @@ from roborally.server.protocol import (
 )
 from roborally.server.rulesets import PROTOCOL_VERSION, timer_rule
 from roborally.server.settings import GameSettings, ServerOptions
-from roborally.server.store import AsyncStore, Store, StoredGame, StoreError
+from roborally.server.store import AsyncStore, GameStore, Store, StoredGame, StoreError
 from roborally.server.workers import BOTS, PEOPLE, HostLost, WorkerLost, WorkerPool
 
 if TYPE_CHECKING:
@@ -223,9 +223,11 @@ class GameRoom:
         self.show_by: dict[str, float] = {}  # pending decision -> when its clock starts anyway
         self._events_texts: dict[tuple[int, int, View], str] = {}
         self.talk = social.RoomTalk()  # chat, emotes and the rematch (social.py)
+        self.runtime_text = "null"  # the runtime state last saved (JSON), see runtime()
+        self.slim = False  # a finished game without its events and views (see slim_down)
 
     @property
-    def store(self) -> Store:
+    def store(self) -> GameStore:
         """The synchronous store (tests read it directly; the room itself never blocks on it)."""
         return self.ctx.store.sync
 
@@ -261,7 +263,61 @@ class GameRoom:
             for s in seats:
                 if s.human:
                     s.away_since = now
+        if stored.status == RUNNING and stored.runtime:
+            room.restore_runtime(stored.runtime)
         return room
+
+    def runtime(self) -> dict[str, Any] | None:
+        """What a server that runs this game next needs besides its actions, so that it goes
+        on as it was (docs/server.md "Storage"): the deadlines as wall-clock times, the seats'
+        drafts, presets and auto-play, and since when absent seats are away."""
+        if self.status != RUNNING:
+            return None
+        return {
+            "deadlines": {k: list(v) for k, v in self.deadlines.items()},
+            "show_by": dict(self.show_by),
+            "seats": [
+                {
+                    "auto": s.auto,
+                    "auto_reason": s.auto_reason,
+                    "away_since": None if s.conns else s.away_since,
+                    "presets": dict(s.presets),
+                    "drafts": {k: list(v) for k, v in s.drafts.items()},
+                }
+                for s in self.seats
+            ],
+        }
+
+    def restore_runtime(self, data: dict[str, Any]) -> None:
+        """Take back what :meth:`runtime` saved (a reloaded room, before :meth:`resume`)."""
+        try:
+            deadlines = {
+                str(k): (float(at), str(reason), int(seat))
+                for k, (at, reason, seat) in data["deadlines"].items()
+            }
+            show_by = {str(k): float(v) for k, v in data["show_by"].items()}
+            seats = data["seats"]
+            if len(seats) != len(self.seats):
+                raise ValueError(f"{len(seats)} seats saved, the game has {len(self.seats)}")
+            for seat, saved in zip(self.seats, seats, strict=True):
+                seat.auto, seat.auto_reason = bool(saved["auto"]), saved["auto_reason"]
+                if saved["away_since"] is not None:
+                    seat.away_since = float(saved["away_since"])
+                seat.presets = dict(saved["presets"])
+                seat.drafts = {str(k): list(v) for k, v in saved["drafts"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            log.warning("game %s: saved timers not used (%s); they start again", self.id, error)
+            return
+        self.deadlines, self.show_by = deadlines, show_by
+        self.runtime_text = dumps(data)
+
+    def _save_runtime(self) -> None:
+        """Save :meth:`runtime` if it changed (in the background, after the saves before)."""
+        data = self.runtime()
+        text = dumps(data)
+        if text != self.runtime_text:
+            self.runtime_text = text
+            self.ctx.store.post(Store.save_runtime, self.id, data)
 
     def _spec(self, actions: list[tuple[str, int, str]]) -> HostSpec:
         return HostSpec(
@@ -435,7 +491,9 @@ class GameRoom:
                 "outcome": self.outcome,
             }
             self.replay_text = with_raw(head, **parts)
-        return self.replay_text
+        text = self.replay_text
+        self.slim_down()
+        return text
 
     # ------------------------------------------------------- the worker
     def _views(self) -> list[View]:
@@ -485,6 +543,20 @@ class GameRoom:
         async with self.lock:
             await self._open_host()
             await self._release_host()
+            self.slim = False
+
+    def slim_down(self) -> None:
+        """A finished game nobody watches keeps only its summary, outcome and record: its
+        events, observations and replay go (most of a game's memory) and are built again from
+        the store when a page connects (:meth:`_hello`) or the replay is asked for."""
+        if self.status != FINISHED or self.conns:  # a page connects or watches
+            return
+        if self.ctx.pool.holds(self.id):  # still rebuilding (a replay under way)
+            return
+        self.events, self.views, self.pending, self.answered = [], {}, [], []
+        self.appeared, self.show_by, self._events_texts = {}, {}, {}
+        self.replay_text = self.stored_actions = None
+        self.slim = True
 
     def _absorb(self, update: Update) -> None:
         """Take what the worker reports into the mirror (events it had sent already are
@@ -554,6 +626,7 @@ class GameRoom:
             self._schedule_drive()
         elif finishing:
             await self._release_host()
+            self.slim_down()
         return update
 
     async def _automatic(self, op: str, *args: Any) -> bool:
@@ -621,6 +694,7 @@ class GameRoom:
         async with self.lock:
             self.conns.discard(conn)
             self.touched = time.time()
+            self.slim_down()
             if conn.seat is None or not conn.hello:
                 return
             seat = self.seats[conn.seat]
@@ -765,6 +839,10 @@ class GameRoom:
             if self.name_taken(name, seat_index):
                 raise ProtocolError("name_taken", f"another player in this game is called {name}")
         since = field_index(msg.data, "since")
+        if self.slim:  # a finished game's events and views, built again from the store
+            await self._open_host()
+            await self._release_host()
+            self.slim = False
         seat = None if seat_index is None else self.seats[seat_index]
         if seat is not None:
             dirty = not seat.taken or (name is not None and name != seat.name)
@@ -874,6 +952,7 @@ class GameRoom:
             raise ProtocolError(
                 "invalid_action", f"{kind} is one of {', '.join(PRESETS[kind])} (or null)"
             )
+        self._save_runtime()
         conn.send(message("ack", ref=msg.ref, decision_kind=kind, **{"for": "preset"}))
 
     def _own_seat(self, conn: Connection) -> Seat:
@@ -974,6 +1053,7 @@ class GameRoom:
                     f"{name} is used {count} time(s) but the hand holds {have[name]}",
                 )
         seat.drafts = {decision.id: cleaned}
+        self._save_runtime()
         conn.send(message("ack", ref=msg.ref, decision_id=decision.id, **{"for": "draft"}))
 
     # ---------------------------------------------------------- changes
@@ -1086,6 +1166,7 @@ class GameRoom:
                     away = seat.away_since if seat.away_since is not None else now
                     new[f"grace:{seat.index}"] = (away + settings.grace_seconds, GRACE, seat.index)
         self.deadlines = new
+        self._save_runtime()
         current = asyncio.current_task()
         if self.timer_task is not None and self.timer_task is not current:
             self.timer_task.cancel()

@@ -160,6 +160,7 @@ class ServerOptions:
     worker_timeout: float = 120.0  # a worker call that takes longer kills and restarts the worker
     # Storage.
     busy_seconds: float = 2.0  # how long a save waits for a locked database before failing
+    database: str | None = None  # a postgresql:// URL; None: SQLite in the data directory
     # Hosting.
     public_url: str | None = None  # the base of invite links, e.g. https://rally.example.org
     # Scale-out mode (docs/scaling.md): many server processes share the games through Redis.

@@ -4,6 +4,11 @@ A game is its settings (seed, options, seats) plus the ordered list of actions a
 causes a game record holds, so replaying them reproduces the game exactly. The finished game's
 record text is kept too, for export. Seat and host tokens are stored only as SHA-256 hashes.
 
+Two backends have the same methods (:class:`GameStore`): :class:`Store`, SQLite in the data
+directory (the default), and :class:`~roborally.server.store_postgres.PostgresStore`, PostgreSQL
+(``roborally serve --database postgresql://...``), which
+:func:`roborally.server.database.open_database` opens.
+
 Safety (docs/server.md "Storage"):
 
 * :class:`DataDirLock` lets one server at a time use a data directory.
@@ -20,15 +25,17 @@ import asyncio
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 SCHEMA_VERSION = "1"
 DB_NAME = "roborally.sqlite3"
@@ -36,6 +43,7 @@ LOCK_NAME = "roborally.lock"
 MARK_SUFFIX = ".id"  # beside the database: the id the database must hold
 
 T = TypeVar("T")
+log = logging.getLogger("roborally.server")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,6 +69,7 @@ CREATE TABLE IF NOT EXISTS actions (
     PRIMARY KEY (game_id, n)
 );
 CREATE TABLE IF NOT EXISTS rematches (game_id TEXT PRIMARY KEY, rematch_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runtime (game_id TEXT PRIMARY KEY, data TEXT NOT NULL, at REAL NOT NULL);
 """
 
 
@@ -70,6 +79,11 @@ class StoreError(Exception):
 
 class DamagedStore(Exception):
     """The database cannot be trusted; the message says what is wrong and what to do."""
+
+
+class DatabaseUnavailable(DamagedStore):
+    """The database cannot be opened (a wrong URL, a server that does not answer, a refused
+    login, a schema newer than this code); the message names it (never its password)."""
 
 
 class DataDirInUse(Exception):
@@ -88,6 +102,117 @@ class StoredGame:
     record: str | None
     actions: list[tuple[str, int, str]]  # (decision_id, seat, encoded choice)
     updated: float = 0.0  # the last change of its row (a lobby's last join, a game's last move)
+    runtime: dict[str, Any] | None = None  # what the room saved with save_runtime (timers)
+
+
+class GameStore(Protocol):
+    """What the server asks of a store; :class:`Store` (SQLite) and
+    :class:`~roborally.server.store_postgres.PostgresStore` both do all of it, with the same
+    meaning: every write is one transaction, and a failed write raises :class:`StoreError`
+    and changes nothing."""
+
+    #: The backend's own exceptions (:class:`AsyncStore` turns them into StoreError).
+    errors: tuple[type[Exception], ...]
+
+    def close(self) -> None: ...
+
+    def create_game(
+        self,
+        game_id: str,
+        settings: dict[str, Any],
+        seats: list[dict[str, Any]],
+        host_hash: str,
+        status: str,
+    ) -> float: ...
+
+    def update_game(
+        self,
+        game_id: str,
+        *,
+        status: str | None = None,
+        seats: list[dict[str, Any]] | None = None,
+        result: str | None = None,
+        record: str | None = None,
+    ) -> None: ...
+
+    def append_actions(
+        self,
+        game_id: str,
+        first: int,
+        rows: Iterable[tuple[str, int, str]],
+        *,
+        status: str | None = None,
+        result: str | None = None,
+        record: str | None = None,
+    ) -> None: ...
+
+    def set_rematch(self, game_id: str, rematch_id: str) -> None: ...
+
+    def save_runtime(self, game_id: str, data: dict[str, Any] | None) -> None: ...
+
+    def rematch_of(self, game_id: str) -> str | None: ...
+
+    def load(self, game_id: str) -> StoredGame | None: ...
+
+    def status(self, game_id: str) -> str | None: ...
+
+    def ids_with_status(self, *statuses: str) -> list[str]: ...
+
+    def finished_summaries(self, limit: int = 50) -> list[dict[str, Any]]: ...
+
+
+def finished_summary(
+    game_id: str, created: float, finished: float, settings: str, seats: str, result: str | None
+) -> dict[str, Any]:
+    """One finished game as the list of finished games shows it (both backends)."""
+    options = json.loads(settings)
+    return {
+        "game_id": game_id,
+        "status": "finished",
+        "created": created,
+        "finished": finished,
+        "edition": options.get("edition"),
+        "course": options.get("course"),
+        "variants": options.get("variants", []),
+        "seats": [
+            {"seat": i, "name": s.get("name"), "kind": s.get("kind"), "bot": s.get("bot")}
+            for i, s in enumerate(json.loads(seats))
+        ],
+        "result": result,
+    }
+
+
+def game_update(
+    game_id: str,
+    status: str | None,
+    seats: list[dict[str, Any]] | None,
+    result: str | None,
+    record: str | None,
+    mark: str = "?",
+) -> tuple[str, list[Any]]:
+    """The ``UPDATE`` of a game's row and its values (``mark``: the database's parameter
+    mark); ``updated`` is always set."""
+    sets = [f"updated = {mark}"]
+    values: list[Any] = [time.time()]
+    for column, value in (
+        ("status", status),
+        ("seats", None if seats is None else json.dumps(seats)),
+        ("result", result),
+        ("record", record),
+    ):
+        if value is not None:
+            sets.append(f"{column} = {mark}")
+            values.append(value)
+    values.append(game_id)
+    return f"UPDATE games SET {', '.join(sets)} WHERE id = {mark}", values
+
+
+def action_rows(
+    game_id: str, first: int, rows: Iterable[tuple[str, int, str]]
+) -> list[tuple[str, int, str, int, str, float]]:
+    """The rows of the ``actions`` table for actions ``first, first+1, ...``."""
+    now = time.time()
+    return [(game_id, first + i, d, s, c, now) for i, (d, s, c) in enumerate(rows)]
 
 
 class DataDirLock:
@@ -132,7 +257,9 @@ def _damaged(path: str, problem: str) -> DamagedStore:
 
 
 class Store:
-    """The database, synchronously (the server uses it through :class:`AsyncStore`)."""
+    """The SQLite database, synchronously (the server uses it through :class:`AsyncStore`)."""
+
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
     def __init__(self, path: str | Path, busy_seconds: float = 2.0) -> None:
         self.path = str(path)
@@ -252,26 +379,6 @@ class Store:
         )
         return now
 
-    @staticmethod
-    def _game_sets(
-        status: str | None,
-        seats: list[dict[str, Any]] | None,
-        result: str | None,
-        record: str | None,
-    ) -> tuple[list[str], list[Any]]:
-        sets = ["updated = ?"]
-        values: list[Any] = [time.time()]
-        for column, value in (
-            ("status", status),
-            ("seats", None if seats is None else json.dumps(seats)),
-            ("result", result),
-            ("record", record),
-        ):
-            if value is not None:
-                sets.append(f"{column} = ?")
-                values.append(value)
-        return sets, values
-
     def update_game(
         self,
         game_id: str,
@@ -281,11 +388,8 @@ class Store:
         result: str | None = None,
         record: str | None = None,
     ) -> None:
-        sets, values = self._game_sets(status, seats, result, record)
-        values.append(game_id)
-        self._transaction(
-            lambda: self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
-        )
+        query, values = game_update(game_id, status, seats, result, record)
+        self._transaction(lambda: self.db.execute(query, values))
 
     def append_actions(
         self,
@@ -299,12 +403,10 @@ class Store:
     ) -> None:
         """Store actions ``first, first+1, ...`` and, in the same transaction, the game's new
         status (a finished game's result and record): all of it or nothing."""
-        now = time.time()
-        data = [(game_id, first + i, d, s, c, now) for i, (d, s, c) in enumerate(rows)]
+        data = action_rows(game_id, first, rows)
         if not data and status is None:
             return
-        sets, values = self._game_sets(status, None, result, record)
-        values.append(game_id)
+        query, values = game_update(game_id, status, None, result, record)
 
         def work() -> None:
             self.db.executemany(
@@ -312,7 +414,7 @@ class Store:
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 data,
             )
-            self.db.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", values)
+            self.db.execute(query, values)
 
         self._transaction(work)
 
@@ -322,6 +424,21 @@ class Store:
             lambda: self.db.execute(
                 "INSERT OR REPLACE INTO rematches (game_id, rematch_id) VALUES (?, ?)",
                 (game_id, rematch_id),
+            )
+        )
+
+    def save_runtime(self, game_id: str, data: dict[str, Any] | None) -> None:
+        """What a running game's room keeps besides its actions (the deadlines as wall-clock
+        times, drafts, auto-play), for the server that runs it next; ``None`` forgets it."""
+        if data is None:
+            self._transaction(
+                lambda: self.db.execute("DELETE FROM runtime WHERE game_id = ?", (game_id,))
+            )
+            return
+        self._transaction(
+            lambda: self.db.execute(
+                "INSERT OR REPLACE INTO runtime (game_id, data, at) VALUES (?, ?, ?)",
+                (game_id, json.dumps(data), time.time()),
             )
         )
 
@@ -344,6 +461,9 @@ class Store:
             "SELECT decision_id, seat, choice FROM actions WHERE game_id = ? ORDER BY n",
             (game_id,),
         ).fetchall()
+        runtime = self.db.execute(
+            "SELECT data FROM runtime WHERE game_id = ?", (game_id,)
+        ).fetchone()
         return StoredGame(
             row[0],
             row[1],
@@ -355,6 +475,7 @@ class Store:
             row[7],
             [(a[0], int(a[1]), a[2]) for a in actions],
             float(row[8]),
+            None if runtime is None else json.loads(runtime[0]),
         )
 
     def status(self, game_id: str) -> str | None:
@@ -374,50 +495,64 @@ class Store:
             " WHERE status = 'finished' ORDER BY updated DESC LIMIT ?",
             (limit,),
         ).fetchall()
-        out = []
-        for r in rows:
-            settings = json.loads(r[3])
-            out.append(
-                {
-                    "game_id": r[0],
-                    "status": "finished",
-                    "created": r[1],
-                    "finished": r[2],
-                    "edition": settings.get("edition"),
-                    "course": settings.get("course"),
-                    "variants": settings.get("variants", []),
-                    "seats": [
-                        {
-                            "seat": i,
-                            "name": s.get("name"),
-                            "kind": s.get("kind"),
-                            "bot": s.get("bot"),
-                        }
-                        for i, s in enumerate(json.loads(r[4]))
-                    ],
-                    "result": r[5],
-                }
-            )
-        return out
+        return [finished_summary(*r) for r in rows]
 
 
 class AsyncStore:
-    """The store on a thread of its own: ``await store.run(Store.method, args...)``. Calls run
-    one at a time, in order. Any database error becomes :class:`StoreError`."""
+    """The store on a thread of its own: ``await store.run(Store.method, args...)`` calls the
+    method of that name of whichever backend this is (``Store.load`` or ``GameStore.load``
+    name the method; a PostgresStore runs its own). Calls run one at a time, in order. Any
+    database error becomes :class:`StoreError`."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: GameStore) -> None:
         self.sync = store
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roborally-store")
 
-    async def run(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def _call(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> Callable[[], T]:
+        bound: Callable[..., T] = getattr(self.sync, method.__name__)
+
         def call() -> T:
             try:
-                return method(self.sync, *args, **kwargs)
-            except sqlite3.Error as error:
+                return bound(*args, **kwargs)
+            except self.sync.errors as error:
                 raise StoreError(f"the database failed: {error}") from None
 
+        return call
+
+    async def run(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        call = self._call(method, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    def post(self, method: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+        """Queue a write nobody waits for (after every call queued before it); a failure is
+        logged, not raised."""
+        try:
+            future = self.executor.submit(self._call(method, *args, **kwargs))
+        except RuntimeError as error:  # the store is closed (the server stops)
+            log.warning("a background save was not made: %s", error)
+            return
+        future.add_done_callback(_log_failure)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True)
         self.sync.close()
+
+
+def _log_failure(future: Future[Any]) -> None:
+    error = future.exception()
+    if error is not None:
+        log.warning("a background save failed: %s", error)
+
+
+def safe_url(url: str) -> str:
+    """A database URL as it may be shown: without its password (in the address or as a
+    ``password=`` parameter)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = user.partition(":")[0] + "@" + host
+    query = "&".join(
+        f"{k}={v}" for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))

@@ -140,7 +140,14 @@ class Activation2023(Base2023):
                 base = index * parts
                 start = state.turn - base if state.turn > base else 0
                 if not start and not first and not players[seat].installed:
-                    start = 2  # nothing to re-enter, no W-PRE without upgrades: "resolve"
+                    # Nothing to re-enter, no W-PRE without upgrades: straight to "resolve",
+                    # and no W-POST either unless the card gave it an upgrade (Chassis).
+                    state.turn = base + 2
+                    self.resolve_turn(seat)
+                    state.window = 0
+                    if not players[seat].installed:
+                        continue
+                    start = 3
                 for part in range(start, parts):
                     state.turn = base + part
                     if part == 2:  # "resolve"

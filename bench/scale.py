@@ -1,0 +1,254 @@
+"""Scale test (``make scale``): how many concurrent games 1, 2 and 4 server processes hold at a
+message p99 of at most 200 ms, sharing one Redis and one PostgreSQL, all on loopback.
+
+For each process count it starts a fresh Redis and database, the server processes in scale-out
+mode (bench/cluster.py), and runs a load level: ``games`` games at once, each with two seats
+played over WebSockets by :class:`RemotePlayer` (a random player thinking up to ``--think``
+seconds per answer). Each game is created on one process and its two players connect to
+different processes when there are several, so half the sockets are relayed to the game's
+owner. After a warm-up, every ``decide`` -> ``ack`` time of a measuring window counts; the
+level holds when that p99 is at most ``--p99-ms`` and nothing failed (an error message, a
+refused socket, a client that could not keep up). Levels grow by half until one fails, then
+the gap is halved once; the largest level that held is what the process count holds.
+
+It prints one row per process count and ends with exactly one line
+``scaling: 2 processes hold X.X times the games of 1 at p99 <= 200 ms``. Load goes to loopback
+only, bounded in games (``--max-games``) and time (``--window``, per level).
+
+    uv run python bench/scale.py                       # 1, 2 and 4 processes (about 15 min)
+    uv run python bench/scale.py --quick               # the small sample the tests run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import redis
+from cluster import LocalCluster
+from serverproc import NO_ADDRESS_LIMITS
+from services import postgres_server, redis_server
+
+from roborally.server.client import RemotePlayer
+
+SEATS = 2  # remote players per game
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+@dataclass
+class Level:
+    """One load level's figures."""
+
+    processes: int
+    games: int
+    latencies_ms: list[float] = field(default_factory=list)
+    decisions: int = 0
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def p99(self) -> float:
+        return percentile(self.latencies_ms, 99)
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.latencies_ms, 50)
+
+    def holds(self, limit_ms: float) -> bool:
+        return not self.problems and bool(self.latencies_ms) and self.p99 <= limit_ms
+
+
+async def _create(http: httpx.AsyncClient, base: str, number: int, seed: int) -> dict[str, Any]:
+    body = {
+        "edition": "2023",
+        "course": "tiny",
+        "seats": [{"kind": "human"} for _ in range(SEATS)],
+        "max_rounds": 200,  # the most the server allows: the level ends the games first
+        "seed": seed + number,
+        "public": False,
+    }
+    response = await http.post(f"{base}/api/games", json=body)
+    if response.status_code != 201:
+        raise RuntimeError(
+            f"game {number}: create failed ({response.status_code}): {response.text}"
+        )
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def _socket_url(ws_url: str, base: str) -> str:
+    """``ws_url`` (the creating process's) pointed at the process serving ``base``."""
+    path = ws_url.split("/", 3)[3]
+    return base.replace("http://", "ws://", 1).rstrip("/") + "/" + path
+
+
+async def run_level(cluster: LocalCluster, level: Level, args: argparse.Namespace) -> None:
+    """Create the level's games, play them for a warm-up and a window, then drop them."""
+    bases = cluster.bases
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=50)
+    players: list[RemotePlayer] = []
+    tasks: list[asyncio.Task[Any]] = []
+    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+        creating = [_create(http, bases[n % len(bases)], n, args.seed) for n in range(level.games)]
+        try:
+            games = await asyncio.gather(*creating)
+        except RuntimeError as error:
+            level.problems.append(str(error))
+            return
+    for n, game in enumerate(games):
+        for i, seat in enumerate(s for s in game["seats"] if "token" in s):
+            base = bases[(n + i) % len(bases)]  # the players of a game on different processes
+            player = RemotePlayer(
+                _socket_url(game["ws_url"], base),
+                seat["token"],
+                seed=args.seed * 1000 + n * 10 + i,
+                think=args.think,
+            )
+            players.append(player)
+            tasks.append(asyncio.create_task(player.run(timeout=None)))
+    await asyncio.sleep(args.warmup)
+    marks = [len(p.result.latencies) for p in players]
+    decided = sum(p.result.decisions for p in players)
+    started = time.perf_counter()
+    await asyncio.sleep(args.window)
+    level.seconds = time.perf_counter() - started
+    for player, mark in zip(players, marks, strict=True):
+        level.latencies_ms.extend(x * 1000 for x in player.result.latencies[mark:])
+    level.decisions = sum(p.result.decisions for p in players) - decided
+    for task in tasks:
+        task.cancel()
+    outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    for player in players:  # answers still "thinking" would send on a closed socket
+        for answer in list(player._tasks):
+            answer.cancel()
+    await asyncio.sleep(0)
+    for player, outcome in zip(players, outcomes, strict=True):
+        if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+            level.problems.append(f"client failed: {type(outcome).__name__}: {outcome}")
+        for error in player.result.errors:
+            level.problems.append(f"error message: {error.get('code')}: {error.get('message')}")
+        level.problems.extend(f"bot: {failure}" for failure in player.result.bot_failures)
+
+
+def fresh_database(admin_url: str, name: str) -> str:
+    """A new empty database ``name`` on the PostgreSQL of ``admin_url``; returns its URL."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return admin_url.rsplit("/", 1)[0] + "/" + name
+
+
+def measure(
+    processes: int, games: int, redis_url: str, admin_url: str, args: argparse.Namespace
+) -> Level:
+    """One level on a fresh cluster, Redis and database (nothing carries over)."""
+    level = Level(processes, games)
+    redis.Redis.from_url(redis_url).flushall()
+    database = fresh_database(admin_url, f"scale_{processes}_{games}")
+    flags = ("--log-level", "warning", *NO_ADDRESS_LIMITS, *args.server_flag)
+    with tempfile.TemporaryDirectory(prefix="roborally-scale-") as work:
+        cluster = LocalCluster(processes, redis_url, database, Path(work), *flags)
+        with cluster:
+            asyncio.run(run_level(cluster, level, args))
+            for server in cluster.servers:
+                if server.process is not None and server.process.poll() is not None:
+                    level.problems.append(f"server on port {server.port} exited")
+    return level
+
+
+def held_games(processes: int, redis_url: str, admin_url: str, args: argparse.Namespace) -> Level:
+    """The largest level ``processes`` hold: grow by half until one fails, then halve the gap."""
+    best = Level(processes, 0)
+    games = args.start
+    failed: int | None = None
+    while games <= args.max_games:
+        level = report(measure(processes, games, redis_url, admin_url, args), args)
+        if not level.holds(args.p99_ms):
+            failed = games
+            break
+        best = level
+        games = max(games + 1, round(games * 1.5))
+    if failed is not None and best.games and failed - best.games > 2:
+        middle = (best.games + failed) // 2
+        level = report(measure(processes, middle, redis_url, admin_url, args), args)
+        if level.holds(args.p99_ms):
+            best = level
+    return best
+
+
+def report(level: Level, args: argparse.Namespace) -> Level:
+    verdict = "holds" if level.holds(args.p99_ms) else "fails"
+    rate = level.decisions / level.seconds if level.seconds else 0.0
+    print(
+        f"  {level.processes} process(es), {level.games} games: p50 {level.p50:.1f} ms,"
+        f" p99 {level.p99:.1f} ms, {rate:.0f} decisions/s, {len(level.problems)} errors: {verdict}",
+        flush=True,
+    )
+    for problem in level.problems[:5]:
+        print(f"    {problem}", flush=True)
+    return level
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", default="1,2,4", help="comma-separated process counts")
+    parser.add_argument("--p99-ms", type=float, default=200.0)
+    parser.add_argument("--start", type=int, default=40, help="games of the first level")
+    parser.add_argument("--max-games", type=int, default=1500, help="the largest level tried")
+    parser.add_argument("--think", type=float, default=2.0, help="seconds a player may think")
+    parser.add_argument("--warmup", type=float, default=8.0, help="seconds before measuring")
+    parser.add_argument("--window", type=float, default=20.0, help="seconds measured per level")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--server-flag", action="append", default=[], help="one more flag for every server"
+    )
+    parser.add_argument("--quick", action="store_true", help="the small sample of the tests")
+    args = parser.parse_args()
+    if args.quick:
+        args.processes, args.start, args.max_games = "1,2", 6, 6
+        args.warmup, args.window, args.think = 3.0, 4.0, 0.5
+    counts = [int(c) for c in args.processes.split(",") if c]
+    print(
+        f"scale test: 2023 games of {SEATS} remote players thinking up to {args.think} s,"
+        f" p99 of decide -> ack at most {args.p99_ms:.0f} ms; {os.cpu_count()} CPU(s)",
+        flush=True,
+    )
+    held: dict[int, Level] = {}
+    with redis_server() as redis_service, postgres_server() as postgres:
+        for count in counts:
+            held[count] = held_games(count, redis_service.url, postgres.url, args)
+    print()
+    print("| processes | games held | p50 ms | p99 ms | decisions/s | errors |")
+    print("|---|---|---|---|---|---|")
+    for count, level in held.items():
+        rate = level.decisions / level.seconds if level.seconds else 0.0
+        print(
+            f"| {count} | {level.games} | {level.p50:.1f} | {level.p99:.1f} | {rate:.0f}"
+            f" | {len(level.problems)} |"
+        )
+    if 1 in held and 2 in held and held[1].games:
+        ratio = held[2].games / held[1].games
+        print(
+            f"scaling: 2 processes hold {ratio:.1f} times the games of 1"
+            f" at p99 <= {args.p99_ms:.0f} ms"
+        )
+    return 0 if all(level.games for level in held.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
