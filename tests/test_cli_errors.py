@@ -142,6 +142,11 @@ def test_serve_on_a_port_in_use(
         (["--workers", "2"], ["--workers above 1", "--redis", "--engine-workers"]),
         (["--workers", "0"], ["--workers", "from 1 to 256"]),
         (["--redis", "localhost:6379"], ["--redis must start with redis://"]),
+        (["--redis", "redis://127.0.0.1:1/0"], ["--redis needs a PostgreSQL --database"]),
+        (
+            ["--redis", "redis://127.0.0.1:1/0", "--database", "sqlite:///x"],
+            ["--database takes a postgresql:// URL"],
+        ),
     ],
 )
 def test_serve_scale_out_settings(

@@ -14,13 +14,14 @@ from roborally.server.command import child_flags, options_from
 
 def test_the_child_command_line_repeats_every_changed_option() -> None:
     argv = ["serve", "--port", "8123", "--workers", "3", "--redis", "redis://h:1/0"]
-    argv += ["--max-games", "50", "--engine-workers", "1"]
+    argv += ["--database", "postgresql://u@db/rally", "--max-games", "50", "--engine-workers", "1"]
     args = build_parser().parse_args(argv)
     flags = child_flags(args, options_from(args))
     command = supervisor.child_command(flags)
     assert command[-3:] == ["--workers", "1", "--reuse-port"]
     joined = " ".join(command)
-    for part in ("--port 8123", "--redis redis://h:1/0", "--max-games 50", "--engine-workers 1"):
+    wanted = ["--port 8123", "--redis redis://h:1/0", "--database postgresql://u@db/rally"]
+    for part in [*wanted, "--max-games 50", "--engine-workers 1"]:
         assert part in joined
     assert "--workers 3" not in joined
 

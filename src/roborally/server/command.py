@@ -14,6 +14,7 @@ from typing import Any
 from roborally.argtypes import whole_number
 from roborally.extras import EXTRAS, MissingExtra, require
 from roborally.server.settings import ServerOptions
+from roborally.server.store import safe_url
 
 #: What each option's flag says in ``--help`` (the defaults are shown from ServerOptions).
 HELP: dict[str, str] = {
@@ -111,7 +112,13 @@ def options_from(args: argparse.Namespace) -> ServerOptions:
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ServerOptions)}
     redis = values["redis"]
     if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
-        raise ValueError(f"--redis must start with redis://, rediss:// or unix:// (got {redis!r})")
+        shown = safe_url(redis)
+        raise ValueError(f"--redis must start with redis://, rediss:// or unix:// (got {shown!r})")
+    if redis is not None and values["database"] is None:
+        raise ValueError(
+            "--redis needs a PostgreSQL --database postgresql://... that every process shares"
+            " (the games are kept there; docs/scaling.md)"
+        )
     if getattr(args, "processes", 1) > 1 and redis is None:
         raise ValueError(
             "--workers above 1 runs several server processes, which share games only through"

@@ -43,7 +43,7 @@ from roborally.server.cluster.link import Link
 from roborally.server.cluster.remote import RemoteConnection
 from roborally.server.connection import Connection
 from roborally.server.room import BROKEN, FINISHED, OPEN, RUNNING, GameRoom
-from roborally.server.store import Store, StoreError
+from roborally.server.store import Store, StoreError, safe_url
 from roborally.server.workers import HostLost, WorkerLost
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class ClusterNode:
         await self.presence.beat()
         loop = asyncio.get_running_loop()
         self.tasks = [loop.create_task(self._beats()), loop.create_task(self._sweeps())]
-        log.info("cluster: process %s joined (Redis %s)", self.process, _safe(self.redis_url))
+        log.info("cluster: process %s joined (Redis %s)", self.process, safe_url(self.redis_url))
 
     async def stop(self) -> None:
         """Let every game go (their new owners take them at once) and leave the cluster."""
@@ -586,11 +586,3 @@ async def _run_asgi(
 
     await app(scope, receive, send)  # type: ignore[arg-type]
     return status, headers, base64.b64encode(b"".join(chunks)).decode("ascii")
-
-
-def _safe(url: str) -> str:
-    """A Redis URL without its password (for the log)."""
-    if "@" not in url:
-        return url
-    scheme, rest = url.split("://", 1) if "://" in url else ("redis", url)
-    return f"{scheme}://***@{rest.split('@', 1)[1]}"
