@@ -1,4 +1,4 @@
-"""Scale-out mode with two server processes' worth of servers sharing one Redis and one store:
+"""Scale-out mode with two servers in this process sharing one Redis and one PostgreSQL:
 a game owned by one is played through the other, its HTTP calls answered by its owner."""
 
 from __future__ import annotations
@@ -29,15 +29,15 @@ def node(live: LiveServer) -> ClusterNode:
 
 
 @contextlib.contextmanager
-def pair(tmp_path: Path, redis_url: str, **changes: Any) -> Iterator[tuple[LiveServer, LiveServer]]:
-    """Two servers in scale-out mode on one Redis, sharing the first one's store."""
-    options = dataclasses.replace(FAST, redis=redis_url, **changes)
-    first = LiveServer(tmp_path / "a", options)
-    second = LiveServer(tmp_path / "b", options)
-    shared = first.app.state.server.store  # type: ignore[attr-defined]
-    server = second.app.state.server  # type: ignore[attr-defined]
-    server.store = server.ctx.store = shared
-    with first, second:
+def pair(
+    tmp_path: Path, redis_url: str, database_url: str, **changes: Any
+) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two servers in scale-out mode on one Redis and one PostgreSQL."""
+    options = dataclasses.replace(FAST, redis=redis_url, database=database_url, **changes)
+    with (
+        LiveServer(tmp_path / "a", options) as first,
+        LiveServer(tmp_path / "b", options) as second,
+    ):
         yield first, second
 
 
@@ -50,9 +50,9 @@ def play(*players: RemotePlayer) -> list[Any]:
 
 
 def test_two_players_on_two_processes_play_a_game_to_the_end(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
-    with pair(tmp_path, redis_url) as (a, b):
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
         body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 5}
         game = httpx.post(a.base + "/api/games", json=body).json()
         gid = game["game_id"]
@@ -85,9 +85,9 @@ def test_two_players_on_two_processes_play_a_game_to_the_end(
 
 
 def test_a_join_through_another_process_takes_the_owners_seat(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
-    with pair(tmp_path, redis_url) as (a, b):
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
         body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "human"}], "seed": 3}
         gid = httpx.post(a.base + "/api/games", json=body).json()["game_id"]
         joined = httpx.post(f"{b.base}/api/games/{gid}/join", json={"name": "Zed"})
@@ -118,9 +118,9 @@ def crash(live: LiveServer) -> None:
 
 
 def test_when_the_owner_dies_a_relaying_process_takes_the_game_and_it_finishes(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
-    with pair(tmp_path, redis_url) as (a, b):
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
         body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 9}
         game = httpx.post(a.base + "/api/games", json=body).json()
         gid = game["game_id"]
@@ -163,13 +163,13 @@ def assert_same_as_one_process(live: LiveServer, gid: str, outcome: dict[str, An
 
 
 def test_a_relayed_socket_that_said_hello_is_not_closed_by_the_hello_deadline(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
     """The hello of a relayed socket is accepted by the owner; the socket's own process learns
     it from the owner's messages and stops applying the deadline for saying hello."""
     import websockets
 
-    with pair(tmp_path, redis_url, hello_seconds=0.5) as (a, b):
+    with pair(tmp_path, redis_url, postgres_url, hello_seconds=0.5) as (a, b):
         body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}], "seed": 2}
         game = httpx.post(a.base + "/api/games", json=body).json()
 
