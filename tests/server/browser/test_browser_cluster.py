@@ -17,7 +17,7 @@ import redis
 from playwright.sync_api import expect
 
 from .conftest import MIN_SECONDS, Contexts, ServerProcess
-from .test_browser_resilience import _registers, _start
+from .test_browser_resilience import _drafting_in_round_two, _registers
 
 
 class WorkersService(ServerProcess):
@@ -64,21 +64,7 @@ def test_the_page_goes_on_when_the_games_owner_is_killed(
     service = WorkersService(tmp_path / "data", redis_url, postgres_url)
     service.start()
     try:
-        game = service.create(seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot"}], seed=9)
-        page = contexts.page()
-        page.goto(service.seat_url(game, 0, speed=0))
-        _start(page)
-        ui.program_first_cards(page, 5)
-        page.click("[data-testid=submit-program]")
-        ui.play_until(
-            page,
-            lambda: (
-                "Round 2" in (page.locator("[data-testid=phase]").text_content() or "")
-                and ui.visible(page, "[data-testid=program]")
-            ),
-            timeout=30,
-        )
-        drafted = ui.program_first_cards(page, 2)
+        game, page, drafted = _drafting_in_round_two(service, contexts, ui)
 
         os.kill(owner_pid(redis_url, game["game_id"]), signal.SIGKILL)
         # Locked in at once: before another process has taken the game (its lease lasts 3 s),
