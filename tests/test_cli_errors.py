@@ -136,6 +136,26 @@ def test_serve_on_a_port_in_use(
     assert f"port {busy_port}" in err and "cannot listen" in err
 
 
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--workers", "2"], ["--workers above 1", "--redis", "--engine-workers"]),
+        (["--workers", "0"], ["--workers", "from 1 to 256"]),
+        (["--redis", "localhost:6379"], ["--redis must start with redis://"]),
+        (["--redis", "redis://127.0.0.1:1/0"], ["--redis needs a PostgreSQL --database"]),
+        (
+            ["--redis", "redis://127.0.0.1:1/0", "--database", "sqlite:///x"],
+            ["--database takes a postgresql:// URL"],
+        ),
+    ],
+)
+def test_serve_scale_out_settings(
+    flags: list[str], words: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = fails(["serve", "--data", str(tmp_path), *flags], capsys)
+    assert all(word in err for word in words), err
+
+
 @pytest.mark.parametrize("module", ["starlette", "uvicorn", "websockets"])
 def test_serve_without_the_server_extra(
     module: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -31,8 +31,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with `starlette.testclient`")
 
 
-# Games run in the test's own process (workers=0) unless a test needs real worker processes.
-FAST = ServerOptions(grace_seconds=30, decision_seconds=60, min_seconds=0.01, workers=0)
+# Games run in the test's own process (engine_workers=0) unless a test needs real worker processes.
+FAST = ServerOptions(grace_seconds=30, decision_seconds=60, min_seconds=0.01, engine_workers=0)
 
 
 def make_client(data_dir: Path, options: ServerOptions = FAST) -> TestClient:

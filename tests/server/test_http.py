@@ -193,7 +193,7 @@ def test_bot_game_runs_at_once_and_exports_its_record(client: TestClient) -> Non
 
 
 def test_finished_games_leave_memory_but_not_the_store(tmp_path: Path) -> None:
-    options = ServerOptions(keep_finished=1, min_seconds=0.01, workers=0)
+    options = ServerOptions(keep_finished=1, min_seconds=0.01, engine_workers=0)
     with make_client(tmp_path, options) as client:
         ids = [
             create(client, seats=[{"kind": "bot"}] * 2, max_rounds=2)["game_id"] for _ in range(3)
@@ -210,7 +210,7 @@ def test_finished_games_leave_memory_but_not_the_store(tmp_path: Path) -> None:
 def test_abandoned_lobbies_close(tmp_path: Path) -> None:
     """An open game nobody joins, watches or leaves for ``lobby_seconds`` closes: it leaves the
     list and stops counting against ``max_games``; its link says why it is gone."""
-    options = ServerOptions(min_seconds=0.01, lobby_seconds=3600, max_games=2, workers=0)
+    options = ServerOptions(min_seconds=0.01, lobby_seconds=3600, max_games=2, engine_workers=0)
     with make_client(tmp_path, options) as client:
         server = client.app.state.server  # type: ignore[attr-defined]
         seats = [{"kind": "human"}, {"kind": "human"}]

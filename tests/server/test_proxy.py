@@ -281,7 +281,7 @@ def proxied_server(tmp_path: Path, proxy: Proxy, public_url: bool = True) -> Ite
     args = replace_option(args, "--data", str(tmp_path / "data"))
     if not public_url:
         args = replace_option(args, "--public-url", None)
-    args += ["--workers", "1", "--bot-workers", "1"]
+    args += ["--engine-workers", "1", "--bot-workers", "1"]
     args += ["--connections-per-address", str(SOCKETS_PER_ADDRESS)]
     config = proxy.config(work, tls_port, http_port, server_port, cert, key)
     (work / proxy.config_name).write_text(config)

@@ -127,7 +127,9 @@ def test_classic_sand_timer_starts_for_the_last_player(client: TestClient) -> No
 
 
 def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
-    options = ServerOptions(grace_seconds=0.3, decision_seconds=600, min_seconds=0.01, workers=0)
+    options = ServerOptions(
+        grace_seconds=0.3, decision_seconds=600, min_seconds=0.01, engine_workers=0
+    )
     with make_client(tmp_path, options) as client:
         game = create(
             client,
@@ -177,7 +179,9 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
 
 
 def test_a_seat_never_taken_is_auto_played(tmp_path: Path) -> None:
-    options = ServerOptions(grace_seconds=0.05, decision_seconds=600, min_seconds=0.01, workers=0)
+    options = ServerOptions(
+        grace_seconds=0.05, decision_seconds=600, min_seconds=0.01, engine_workers=0
+    )
     with make_client(tmp_path, options) as client:
         game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], max_rounds=3)
         gid = game["game_id"]
@@ -196,7 +200,7 @@ def test_a_seat_never_taken_is_auto_played(tmp_path: Path) -> None:
 def test_a_clock_starts_once_the_page_has_shown_what_came_before(tmp_path: Path) -> None:
     """Fair time: a decision's clock waits until the player's page reports (``shown``) that it
     has finished showing the events before the decision, or at the latest ``show_seconds``."""
-    options = ServerOptions(min_seconds=0.01, show_seconds=0.6, workers=0)
+    options = ServerOptions(min_seconds=0.01, show_seconds=0.6, engine_workers=0)
     with make_client(tmp_path, options) as client:
         game = create(
             client, variants=["lighter"], decision_seconds=30, program_seconds=30, max_rounds=3

@@ -17,7 +17,7 @@ from roborally.server.settings import GameSettings
 
 from .conftest import FAST, connect, create, final_game, hello, make_client, room_of, wait_for
 
-PROCESSES = dataclasses.replace(FAST, workers=1, bot_workers=1)
+PROCESSES = dataclasses.replace(FAST, engine_workers=1, bot_workers=1)
 
 
 def test_games_run_in_worker_processes_and_survive_a_lost_worker(tmp_path: Path) -> None:

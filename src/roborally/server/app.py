@@ -40,6 +40,9 @@ from roborally.content.i18n import LANGUAGES, raw_file
 from roborally.engine.core.rng import RNG_VERSION, SEED_BITS, parse_seed
 from roborally.engine.editions import all_editions
 from roborally.server.api_error import ApiError
+from roborally.server.cluster.link import Link
+from roborally.server.cluster.node import FORWARDED, ClusterNode
+from roborally.server.cluster.router import ClusterRouter
 from roborally.server.connection import Connection
 from roborally.server.database import open_database
 from roborally.server.index_page import index_route
@@ -195,12 +198,18 @@ class GameServer:
         self.broken: list[str] = []
         self.listen_host: str | None = None  # set by serve(): where the server listens
         self.listen_port: int | None = None
+        self.cluster: ClusterNode | None = None  # scale-out mode (--redis): cluster/node.py
 
     # ------------------------------------------------------------- life
     async def startup(self) -> None:
         """Start the workers, then reload every open and running game (running games are
         rebuilt in the workers and continue where they were)."""
         await self.pool.start()
+        if self.cluster is not None:  # games are taken as they are needed (cluster/node.py)
+            await self.cluster.start()
+            gc.collect()
+            gc.freeze()
+            return
         ids = await self.store.run(Store.ids_with_status, OPEN, RUNNING)
         for game_id in ids:
             stored = await self.store.run(Store.load, game_id)
@@ -235,6 +244,8 @@ class GameServer:
             await room.close()
             for conn in list(room.conns):
                 conn.close(1001)
+        if self.cluster is not None:
+            await self.cluster.stop()
         await asyncio.sleep(0)
         await self.pool.stop()
         self.store.close()
@@ -261,6 +272,14 @@ class GameServer:
         room = self.rooms.setdefault(game_id, room)  # another call may have loaded it meanwhile
         self.prune()
         return room
+
+    async def open_link(self, game_id: str, conn: Connection) -> Link | None:
+        """A new socket's way to its game (``None``: no such game). In scale-out mode the
+        game may be owned by another process: the link relays to it."""
+        if self.cluster is not None and GAME_ID.fullmatch(game_id):
+            return await self.cluster.open_link(game_id, conn)
+        room = await self.get_room(game_id)
+        return None if room is None else Link(conn, game_id, room)
 
     async def close_idle_lobbies(self) -> None:
         """Close open games that nobody has joined, connected to or left for
@@ -538,6 +557,8 @@ class GameServer:
             raise ApiError(400, "bad_request", problem)
         room = GameRoom(self.ctx, game_id, settings, seats, host_hash, 0.0)
         room.creator = address
+        if self.cluster is not None:  # owned before it is stored: nobody else takes it
+            await self.cluster.hold_new(game_id)
         try:
             room.created = await self.store.run(
                 Store.create_game,
@@ -548,6 +569,8 @@ class GameServer:
                 OPEN,
             )
         except StoreError as error:
+            if self.cluster is not None:
+                self.cluster.release_new(game_id)
             raise ApiError(503, "storage_failed", f"the game could not be saved: {error}") from None
         self.rooms[game_id] = room
         log.info("game %s: created (%s, %d seats)", game_id, settings.course, len(seats))
@@ -736,11 +759,14 @@ async def api_list_games(request: Request) -> Response:
     cached = server.listing.get(base)
     if cached is None or time.monotonic() - cached[0] > LIST_SECONDS:
         await server.close_idle_lobbies()
-        games = [
-            room.summary(base)
-            for room in server.rooms.values()
-            if room.status in (OPEN, RUNNING) and room.settings.public
-        ]
+        if server.cluster is not None:  # every process's games, as each published them
+            games = await server.cluster.lobby(base)
+        else:
+            games = [
+                room.summary(base)
+                for room in server.rooms.values()
+                if room.status in (OPEN, RUNNING) and room.settings.public
+            ]
         body = json.dumps({"v": PROTOCOL_VERSION, "games": games}).encode("utf-8")
         cached = server.listing[base] = (time.monotonic(), body)
     return Response(cached[1], media_type="application/json")
@@ -852,6 +878,7 @@ async def api_health(request: Request) -> Response:
             "broken_games": len(server.broken),
             "workers": server.pool.pids(),
         }
+        | ({"cluster": server.cluster.health()} if server.cluster is not None else {})
     )
 
 
@@ -865,7 +892,12 @@ class ApiRateLimit:
         self.server = server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+        # A call another process sent here (scale-out mode) was counted where it came in.
+        if (
+            scope["type"] == "http"
+            and scope["path"].startswith("/api/")
+            and not scope.get(FORWARDED)
+        ):
             client = scope.get("client")
             address = client[0] if client else "?"
             refusal = self.server.limits.request(address)
@@ -922,6 +954,8 @@ async def _receive(websocket: WebSocket, conn: Connection, hello_seconds: float)
     try:
         return await asyncio.wait_for(websocket.receive(), max(0.0, left))
     except TimeoutError:
+        if conn.hello:  # said meanwhile (a relayed socket's hello is accepted by its owner)
+            return await websocket.receive()
         return None
 
 
@@ -954,12 +988,6 @@ async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) 
             CLOSE_BAD_REQUEST,
         )
         return
-    room = await server.get_room(game_id)
-    if room is None:
-        log.warning("ws %s: unknown game %r", peer, game_id[:40])
-        reason = await server.missing(game_id)
-        await _refuse_socket(websocket, "unknown_game", reason, CLOSE_UNKNOWN_GAME)
-        return
     abort: Callable[[], None] | None = websocket.scope.get(ABORT_KEY)
     opts = server.options
     conn = Connection(
@@ -971,7 +999,13 @@ async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) 
         opts.messages_per_second,
         opts.message_burst,
     )
-    room.attach(conn)
+    link = await server.open_link(game_id, conn)
+    if link is None:
+        log.warning("ws %s: unknown game %r", peer, game_id[:40])
+        reason = await server.missing(game_id)
+        await _refuse_socket(websocket, "unknown_game", reason, CLOSE_UNKNOWN_GAME)
+        return
+    link.open()
     writer = asyncio.get_running_loop().create_task(_writer(websocket, conn))
     try:
         while not conn.closed:
@@ -987,18 +1021,18 @@ async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) 
                 data = frame.get("bytes") or b""
                 if len(data) > server.options.message_bytes:
                     error = ProtocolError("too_large", "messages are limited in size")
-                    room.refuse(conn, error, None)
+                    link.refuse(error)
                     continue
                 try:
                     text = decode_frame(data)
                 except ProtocolError as error:
-                    room.refuse(conn, error, None)
+                    link.refuse(error)
                     continue
-            await room.handle(conn, text)
+            await link.handle(text)
     except WebSocketDisconnect:
         pass
     finally:
-        await room.detach(conn)
+        await link.detach()
         conn.close(conn.close_code or 1000)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, timeout=5)
@@ -1029,6 +1063,10 @@ def create_app(
     :class:`DamagedStore` if its database is damaged."""
     install_log_redaction()
     server = GameServer(data_dir or default_data_dir(), options)
+    middleware = [Middleware(ApiRateLimit, server=server)]
+    if server.options.redis:
+        server.cluster = ClusterNode(server, server.options.redis)
+        middleware.append(Middleware(ClusterRouter, server=server))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -1062,9 +1100,11 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={ApiError: _api_error},
-        middleware=[Middleware(ApiRateLimit, server=server)],
+        middleware=middleware,
     )
     app.state.server = server
+    if server.cluster is not None:
+        server.cluster.app = app  # calls sent by other processes run through it
     from roborally.server import web_extras
 
     web_extras.install(app)  # the rendered board layer and card texts for the page
@@ -1090,16 +1130,19 @@ def serve(
     log_level: str = "info",
     options: ServerOptions | None = None,
     trusted_proxies: str | None = None,
+    reuse_port: bool = False,
 ) -> None:
     """Run the server with uvicorn until interrupted. ``trusted_proxies`` (addresses, comma
-    separated) may set the client address with ``X-Forwarded-For``; nobody else may."""
+    separated) may set the client address with ``X-Forwarded-For``; nobody else may.
+    ``reuse_port``: one of several processes on one port (``--workers N``, docs/scaling.md)."""
     import uvicorn
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     os.environ.setdefault("ROBORALLY_LOG_LEVEL", log_level)
     directory = Path(data_dir) if data_dir else default_data_dir()
     app = create_app(directory, options)
-    check_port(host, port)  # after the data directory: its problems are reported first
+    if not reuse_port:
+        check_port(host, port)  # after the data directory: its problems are reported first
     server: GameServer = app.state.server
     server.listen_host, server.listen_port = host, port
     shown = "localhost" if host in ("0.0.0.0", "::") else host
@@ -1110,7 +1153,7 @@ def serve(
         lan = lan_address()
         if lan is not None:
             print(f"Players on your network open http://{lan}:{port}/", flush=True)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -1125,3 +1168,13 @@ def serve(
         h11_max_incomplete_event_size=16 * 1024,
         timeout_keep_alive=5,
     )
+    if not reuse_port:
+        uvicorn.Server(config).run()
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    listener.bind((host, port))
+    listener.set_inheritable(True)
+    uvicorn.Server(config).run(sockets=[listener])

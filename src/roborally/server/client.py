@@ -266,6 +266,10 @@ class RemotePlayer:
             kind = msg.get("type")
             if kind == "welcome":
                 self.result.seat = msg["seat"]
+                if self._welcomed:  # the game moved to another server process (scale-out
+                    # mode, docs/scaling.md): answers on the way may be lost, answer again
+                    self._answered.clear()
+                    self._decides.clear()
                 self._welcomed = True
                 self._status("connected")
             elif kind == "ack":

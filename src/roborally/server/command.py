@@ -14,6 +14,7 @@ from typing import Any
 from roborally.argtypes import whole_number
 from roborally.extras import EXTRAS, MissingExtra, require
 from roborally.server.settings import ServerOptions
+from roborally.server.store import safe_url
 
 #: What each option's flag says in ``--help`` (the defaults are shown from ServerOptions).
 HELP: dict[str, str] = {
@@ -42,7 +43,7 @@ HELP: dict[str, str] = {
     "messages_per_second": "messages a socket may send a second on average",
     "message_burst": "messages a socket may send at once before the rate applies",
     "send_queue_bytes": "unsent bytes a connection may have before it is dropped",
-    "workers": "engine worker processes for games with people (-1: one per CPU up to 4;"
+    "engine_workers": "engine worker processes for games with people (-1: one per CPU up to 4;"
     " 0: none, the engine runs in the server process: tests only)",
     "bot_workers": "worker processes for games of bots only (-1: one per CPU up to 4)",
     "bot_seconds": "the longest a bot may think over one decision",
@@ -52,6 +53,8 @@ HELP: dict[str, str] = {
     "database": "PostgreSQL to keep the games in, postgresql://user@host:5432/dbname (the"
     " password in PGPASSWORD or ~/.pgpass); without it, SQLite in the data directory",
     "public_url": "the start of invite links, e.g. https://rally.example.org (behind a proxy)",
+    "redis": "scale-out mode: the Redis server the processes share, e.g. redis://10.0.0.5:6379/0"
+    " (with a PostgreSQL --database; docs/scaling.md)",
 }
 
 
@@ -80,6 +83,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="reverse proxies (comma-separated addresses) whose X-Forwarded-For and"
         " X-Forwarded-Proto headers are believed; nobody else's are",
     )
+    parser.add_argument(
+        "--workers",
+        dest="processes",
+        type=whole_number(1, 256),
+        default=1,
+        metavar="N",
+        help="server processes on this machine, all on --port (above 1 needs --redis:"
+        " scale-out mode, docs/scaling.md; engine processes are --engine-workers)",
+    )
+    parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
     limits = parser.add_argument_group("limits and defaults (docs/server.md)")
     defaults = ServerOptions()
     for field in dataclasses.fields(ServerOptions):
@@ -97,6 +110,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from(args: argparse.Namespace) -> ServerOptions:
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(ServerOptions)}
+    redis = values["redis"]
+    if redis is not None and not redis.startswith(("redis://", "rediss://", "unix://")):
+        shown = safe_url(redis)
+        raise ValueError(f"--redis must start with redis://, rediss:// or unix:// (got {shown!r})")
+    if redis is not None and values["database"] is None:
+        raise ValueError(
+            "--redis needs a PostgreSQL --database postgresql://... that every process shares"
+            " (the games are kept there; docs/scaling.md)"
+        )
+    if getattr(args, "processes", 1) > 1 and redis is None:
+        raise ValueError(
+            "--workers above 1 runs several server processes, which share games only through"
+            " Redis and PostgreSQL: add --redis URL and --database postgresql://..."
+            " (docs/scaling.md), or use --engine-workers for engine processes"
+        )
     if not 1024 <= values["message_bytes"] <= 1 << 20:
         raise ValueError("--message-bytes must be from 1024 to 1048576 (1 MiB)")
     url = values["public_url"]
@@ -124,11 +152,28 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, MissingExtra) as error:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 2
-    from roborally.server.app import serve
+    from roborally.server.app import check_port, serve
     from roborally.server.store import DamagedStore, DataDirInUse
 
+    if args.processes > 1:
+        from roborally.server.cluster.supervisor import supervise
+
+        try:
+            check_port(args.host, args.port)
+        except OSError as error:
+            print(f"roborally serve: {error}", file=sys.stderr)
+            return 2
+        return supervise(child_flags(args, options), args.processes)
     try:
-        serve(args.host, args.port, args.data, args.log_level, options, args.trusted_proxy)
+        serve(
+            args.host,
+            args.port,
+            args.data,
+            args.log_level,
+            options,
+            args.trusted_proxy,
+            reuse_port=args.reuse_port,
+        )
     except (DataDirInUse, DamagedStore) as error:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 1
@@ -136,3 +181,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"roborally serve: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def child_flags(args: argparse.Namespace, options: ServerOptions) -> list[str]:
+    """The command line of one of ``--workers N`` processes: this one's, option for option."""
+    flags = ["--host", args.host, "--port", str(args.port), "--log-level", args.log_level]
+    if args.data is not None:
+        flags += ["--data", args.data]
+    if args.trusted_proxy is not None:
+        flags += ["--trusted-proxy", args.trusted_proxy]
+    defaults = ServerOptions()
+    for field in dataclasses.fields(ServerOptions):
+        value = getattr(options, field.name)
+        if value != getattr(defaults, field.name):
+            flags += ["--" + field.name.replace("_", "-"), str(value)]
+    return flags

@@ -151,7 +151,9 @@ class ServerOptions:
     message_burst: int = 100  # messages a socket may send at once before the rate applies
     send_queue_bytes: int = 4 << 20  # unsent bytes a connection may have before it is dropped
     # Work off the event loop.
-    workers: int = -1  # engine worker processes for games with people (-1: one per CPU, max 4)
+    engine_workers: int = (
+        -1
+    )  # engine worker processes for games with people (-1: one per CPU, max 4)
     bot_workers: int = -1  # worker processes for games of bots only (lower priority)
     bot_seconds: float = 5.0  # the longest one bot decision may think before its default applies
     slice_seconds: float = 0.05  # engine work a worker gives one game before serving the next
@@ -161,11 +163,13 @@ class ServerOptions:
     database: str | None = None  # a postgresql:// URL; None: SQLite in the data directory
     # Hosting.
     public_url: str | None = None  # the base of invite links, e.g. https://rally.example.org
+    # Scale-out mode (docs/scaling.md): many server processes share the games through Redis.
+    redis: str | None = None  # redis://host:port/db; None: one process holds every game
 
     def worker_counts(self) -> tuple[int, int]:
         """(workers for games with people, workers for bot games); (0, 0) runs games in the
         server process itself (tests and embedding only: the event loop then does engine work)."""
-        people = _default_workers() if self.workers < 0 else self.workers
+        people = _default_workers() if self.engine_workers < 0 else self.engine_workers
         bots = _default_workers() if self.bot_workers < 0 else self.bot_workers
         if people == 0:
             return 0, 0

@@ -9,7 +9,7 @@ Calls are length-prefixed pickles over the worker's stdin and stdout (the worker
 child process; nothing from a client is ever unpickled). A worker that dies or hangs is
 replaced; its games are rebuilt from the store by their rooms (:class:`HostLost`).
 
-``ServerOptions.workers = 0`` runs the hosts in the server process itself (tests and
+``ServerOptions.engine_workers = 0`` runs the hosts in the server process itself (tests and
 embedding): the same calls, without the isolation.
 """
 

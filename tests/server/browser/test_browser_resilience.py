@@ -112,27 +112,35 @@ def test_the_timer_runs_out_and_fills_the_empty_registers(
     expect(page.locator("[data-testid=log]")).to_contain_text("Register 5")
 
 
+def _drafting_in_round_two(
+    server: ServerProcess, contexts: Contexts, ui: Any
+) -> tuple[dict[str, Any], Page, list[str | None]]:
+    """A game of Ada and a bot (seed 9) on a page: round 1 played, two cards of round 2's
+    program placed. The game, the page and the two cards."""
+    game = server.create(seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot"}], seed=9)
+    page = contexts.page()
+    page.goto(server.seat_url(game, 0, speed=0))
+    _start(page)
+    ui.program_first_cards(page, 5)
+    page.click("[data-testid=submit-program]")
+    ui.play_until(
+        page,
+        lambda: (
+            "Round 2" in (page.locator("[data-testid=phase]").text_content() or "")
+            and ui.visible(page, "[data-testid=program]")
+        ),
+        timeout=30,
+    )
+    return game, page, ui.program_first_cards(page, 2)
+
+
 def test_the_game_goes_on_after_a_server_restart(
     tmp_path: Path, contexts: Contexts, ui: Any
 ) -> None:
     server = ServerProcess(tmp_path / "data")
     server.start()
     try:
-        game = server.create(seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot"}], seed=9)
-        page = contexts.page()
-        page.goto(server.seat_url(game, 0, speed=0))
-        _start(page)
-        ui.program_first_cards(page, 5)
-        page.click("[data-testid=submit-program]")
-        ui.play_until(
-            page,
-            lambda: (
-                "Round 2" in (page.locator("[data-testid=phase]").text_content() or "")
-                and ui.visible(page, "[data-testid=program]")
-            ),
-            timeout=30,
-        )
-        drafted = ui.program_first_cards(page, 2)
+        _, page, drafted = _drafting_in_round_two(server, contexts, ui)
 
         server.stop()
         expect(page.locator("[data-testid=conn-banner]")).to_contain_text("Reconnecting")

@@ -84,6 +84,10 @@ export class GameScreen {
     this.resultShown = false;
     this.currentRegister = 0;
     this.sends = new Map();
+    // Answers sent and not acknowledged yet (message id -> the decide's fields): a new welcome
+    // (a reconnect, or the game moved to another server process) says them again, since they
+    // may have been lost on the way (a duplicate only gets a harmless not_pending).
+    this.unacked = new Map();
     this.answered = new Set(); // decision ids this page has answered
     this.revealSlots = []; // where the revealed seed and its check are shown
     this.eventWatchers = []; // (event, instant) => void, told of every event shown (the guide)
@@ -215,6 +219,7 @@ export class GameScreen {
 
   onAck(msg) {
     this.sends.delete(msg.ref);
+    this.unacked.delete(msg.ref);
     if (msg.for === "decide" && msg.decision_id) {
       // Saved by the server: the half-made program kept for a reload is not needed any more.
       try {
@@ -247,6 +252,7 @@ export class GameScreen {
   }
 
   onWelcome(msg) {
+    if (this.welcome) this.sendUnackedAgain();
     this.welcome = msg;
     this.seat = msg.seat;
     this.role = msg.role;
@@ -394,6 +400,7 @@ export class GameScreen {
   onError(msg) {
     const pending = this.sends.get(msg.ref);
     this.sends.delete(msg.ref);
+    this.unacked.delete(msg.ref);
     const code = msg.code;
     if (code === "not_pending" || code === "hello_required" || code === "hello_timeout") return;
     if (code === "internal_error") {
@@ -952,7 +959,8 @@ export class GameScreen {
    * activation would otherwise stay on screen until the animation before the next state ends).
    */
   decide(decision, choice, settle = false) {
-    const id = this.sock.send("decide", { decision_id: decision.id, choice });
+    const fields = { decision_id: decision.id, choice };
+    const id = this.sock.send("decide", fields);
     if (id === null) {
       toast(t("game.not_connected"), "error");
       if (this.editor) this.editor.failed();
@@ -961,6 +969,7 @@ export class GameScreen {
       return;
     }
     this.sends.set(id, decision.id);
+    this.unacked.set(id, fields);
     this.answered.add(decision.id);
     this.promptGoneAt = performance.now();
     this.trayNotice = null;
@@ -969,6 +978,19 @@ export class GameScreen {
       this.decisionId = null;
       this.renderTray();
       this.renderPlayers(); // no longer "deciding…"
+    }
+  }
+
+  /** Say again the answers a lost socket or server process may not have passed on. */
+  sendUnackedAgain() {
+    const again = [...this.unacked.entries()];
+    this.unacked.clear();
+    for (const [old, fields] of again) {
+      this.sends.delete(old);
+      const id = this.sock.send("decide", fields);
+      if (id === null) continue;
+      this.sends.set(id, fields.decision_id);
+      this.unacked.set(id, fields);
     }
   }
 

@@ -1,0 +1,189 @@
+"""Scale-out mode with two servers in this process sharing one Redis and one PostgreSQL:
+a game owned by one is played through the other, its HTTP calls answered by its owner."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from roborally.content.record import parse_record, replay
+from roborally.server.client import RemotePlayer
+from roborally.server.cluster.node import ClusterNode
+from roborally.server.host import GameHost, HostSpec, outcome_json
+
+from .conftest import FAST, LiveServer, wait_for
+
+
+def node(live: LiveServer) -> ClusterNode:
+    cluster: ClusterNode | None = live.app.state.server.cluster  # type: ignore[attr-defined]
+    assert cluster is not None
+    return cluster
+
+
+@contextlib.contextmanager
+def pair(
+    tmp_path: Path, redis_url: str, database_url: str, **changes: Any
+) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two servers in scale-out mode on one Redis and one PostgreSQL."""
+    options = dataclasses.replace(FAST, redis=redis_url, database=database_url, **changes)
+    with (
+        LiveServer(tmp_path / "a", options) as first,
+        LiveServer(tmp_path / "b", options) as second,
+    ):
+        yield first, second
+
+
+def play(*players: RemotePlayer) -> list[Any]:
+    async def main() -> list[Any]:
+        return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+def test_two_players_on_two_processes_play_a_game_to_the_end(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 5}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+        gid = game["game_id"]
+        assert gid in node(a).held and gid not in node(b).held
+
+        # The lobby is the same from either process.
+        def listed() -> bool:
+            games = httpx.get(b.base + "/api/games").json()["games"]
+            return gid in [g["game_id"] for g in games]
+
+        wait_for(listed, 5)
+        # A call about the game made to the other process is answered by its owner.
+        seen = httpx.get(f"{b.base}/api/games/{gid}")
+        assert seen.status_code == 200 and seen.json()["game_id"] == gid
+        wrong = httpx.post(f"{b.base}/api/games/{gid}/start", json={"host_token": "nope"})
+        assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_token"
+        tokens = [s["token"] for s in game["seats"]]
+        players = [
+            RemotePlayer(f"ws://127.0.0.1:{live.port}/ws/{gid}", token, seed=i)
+            for i, (live, token) in enumerate(zip((a, b), tokens, strict=True))
+        ]
+        first, second = play(*players)
+        assert first.errors == [] and second.errors == []
+        assert first.outcome is not None and first.outcome == second.outcome
+        assert node(b).bus.published > 10  # the second player's frames went through Redis
+        record = httpx.get(f"{b.base}/api/games/{gid}/record")
+        assert record.status_code == 200
+        final = replay(parse_record(record.text))
+        assert final.state.winner == first.outcome.get("winner") or final.state.over
+
+
+def test_a_join_through_another_process_takes_the_owners_seat(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "human"}], "seed": 3}
+        gid = httpx.post(a.base + "/api/games", json=body).json()["game_id"]
+        joined = httpx.post(f"{b.base}/api/games/{gid}/join", json={"name": "Zed"})
+        assert joined.status_code == 200, joined.text
+        room = a.room(gid)
+        assert room.seats[1].taken and room.seats[1].name == "Zed"
+        again = httpx.post(f"{b.base}/api/games/{gid}/join", json={})
+        assert again.status_code == 409 and again.json()["error"]["code"] == "no_free_seat"
+
+
+def crash(live: LiveServer) -> None:
+    """Make a server stop as a killed process would, as far as the others can tell: no more
+    lease renewals or messages, its games stop where they are (nothing released, nothing
+    said). The real kill -9 is in test_cluster_processes.py."""
+    cluster = node(live)
+
+    async def die() -> None:
+        for task in cluster.tasks:
+            task.cancel()
+        for room in live.app.state.server.rooms.values():  # type: ignore[attr-defined]
+            await room.close()
+        live.app.state.server.rooms.clear()  # type: ignore[attr-defined]
+        for task in cluster.bus.tasks:
+            task.cancel()
+
+    assert cluster.loop is not None
+    asyncio.run_coroutine_threadsafe(die(), cluster.loop).result(10)
+
+
+def test_when_the_owner_dies_a_relaying_process_takes_the_game_and_it_finishes(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 9}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+        gid = game["game_id"]
+        players = [
+            RemotePlayer(
+                f"ws://127.0.0.1:{b.port}/ws/{gid}", s["token"], seed=i, think=0.02, keep_raw=True
+            )
+            for i, s in enumerate(game["seats"])
+        ]
+
+        def kill_mid_game() -> None:
+            wait_for(lambda: gid in a.app.state.server.rooms and a.room(gid).round >= 2, 60)  # type: ignore[attr-defined]
+            crash(a)
+
+        with concurrent.futures.ThreadPoolExecutor(1) as killer:
+            killed = killer.submit(kill_mid_game)
+            first, second = play(*players)
+            killed.result()
+        assert gid in node(b).held
+        assert first.errors == [] and second.errors == [], (first.errors, second.errors)
+        assert first.outcome is not None and first.outcome == second.outcome
+        for player in (first, second):  # the socket stayed; the new owner welcomed it again
+            assert sum('"type":"welcome"' in text for text in player.raw) == 2
+            assert player.connections == 1
+        assert_same_as_one_process(b, gid, first.outcome)
+
+
+def assert_same_as_one_process(live: LiveServer, gid: str, outcome: dict[str, Any]) -> None:
+    """The stored actions and the exported record, replayed by one process on its own, end
+    the game as the cluster did."""
+    record = httpx.get(f"{live.base}/api/games/{gid}/record")
+    assert record.status_code == 200, record.text
+    final = replay(parse_record(record.text))
+    assert outcome_json(final) == outcome
+    stored = live.app.state.server.store.sync.load(gid)  # type: ignore[attr-defined]
+    names = tuple(s["name"] for s in stored.seats)
+    host = GameHost(HostSpec(gid, stored.settings, names, {}, stored.actions))
+    assert host.game.digest() == final.digest()
+    assert host.game.outcome() is not None
+
+
+def test_a_relayed_socket_that_said_hello_is_not_closed_by_the_hello_deadline(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """The hello of a relayed socket is accepted by the owner; the socket's own process learns
+    it from the owner's messages and stops applying the deadline for saying hello."""
+    import websockets
+
+    with pair(tmp_path, redis_url, postgres_url, hello_seconds=0.5) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}], "seed": 2}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+
+        async def talk() -> list[str]:
+            url = f"ws://127.0.0.1:{b.port}/ws/{game['game_id']}"
+            async with websockets.connect(url) as ws:
+                hello = {"type": "hello", "v": 1, "token": game["seats"][0]["token"]}
+                await ws.send(json.dumps(hello))
+                kinds = [json.loads(await ws.recv())["type"]]
+                await asyncio.sleep(1.2)  # past the hello deadline
+                await ws.send(json.dumps({"type": "ping", "v": 1, "id": 7}))
+                while kinds[-1] != "pong":
+                    kinds.append(json.loads(await asyncio.wait_for(ws.recv(), 5))["type"])
+                return kinds
+
+        kinds = asyncio.run(talk())
+        assert kinds[0] == "welcome" and kinds[-1] == "pong" and "error" not in kinds

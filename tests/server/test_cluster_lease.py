@@ -1,0 +1,128 @@
+"""The cluster's leases, presence and bus against a real redis-server (tests/server/services.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from roborally.server.cluster.bus import Bus
+from roborally.server.cluster.lease import Leases, Presence
+
+
+def run(redis_url: str, test: Callable[[Any], Awaitable[None]]) -> None:
+    async def main() -> None:
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            await test(client)
+        finally:
+            await client.aclose()
+
+    asyncio.run(main())
+
+
+def game() -> str:
+    return "t" + secrets.token_hex(6)
+
+
+def test_one_owner_at_a_time_and_renew_by_the_owner_only(redis_url: str) -> None:
+    async def check(client: Any) -> None:
+        a, b = Leases(client, "A", 400), Leases(client, "B", 400)
+        g = game()
+        assert await a.acquire(g)
+        assert not await b.acquire(g)
+        assert await b.owner(g) == "A"
+        # B renewing does not extend A's lease, and says B does not hold it.
+        assert await b.renew([g]) == [g]
+        assert await a.renew([g]) == []
+        # A keeps it past its first life by renewing it.
+        for _ in range(4):
+            await asyncio.sleep(0.15)
+            assert await a.renew([g]) == []
+        assert await a.owner(g) == "A"
+        # B cannot release it either.
+        assert not await b.release(g)
+        assert await a.owners([g, game()]) == ["A", None]
+
+    run(redis_url, check)
+
+
+def test_a_lease_expires_when_its_owner_stops_and_another_takes_it(redis_url: str) -> None:
+    async def check(client: Any) -> None:
+        a, b = Leases(client, "A", 300), Leases(client, "B", 300)
+        g = game()
+        assert await a.acquire(g)
+        await asyncio.sleep(0.45)  # A "died": no renewal
+        assert await a.owner(g) is None
+        assert await b.acquire(g)
+        # A comes back: its renewal reports the game lost, and it cannot take it back.
+        assert await a.renew([g]) == [g]
+        assert not await a.acquire(g)
+        assert await a.owner(g) == "B"
+        assert await b.release(g)
+        assert await a.owner(g) is None
+
+    run(redis_url, check)
+
+
+def test_renewal_of_many_leases_reports_exactly_the_lost_ones(redis_url: str) -> None:
+    async def check(client: Any) -> None:
+        a, b = Leases(client, "A", 5000), Leases(client, "B", 5000)
+        games = [game() for _ in range(1200)]  # more than one script call (CHUNK)
+        for g in games:
+            assert await a.acquire(g)
+        stolen = games[7::300]
+        for g in stolen:
+            await client.delete("roborally:lease:" + g)
+            assert await b.acquire(g)
+        assert sorted(await a.renew(games)) == sorted(stolen)
+
+    run(redis_url, check)
+
+
+def test_presence_forgets_a_process_that_stops_beating(redis_url: str) -> None:
+    async def check(client: Any) -> None:
+        one, two = "p" + secrets.token_hex(4), "p" + secrets.token_hex(4)
+        first, second = Presence(client, one, 300), Presence(client, two, 300)
+        await first.beat()
+        await second.beat({"roborally:test:" + two: "x"})
+        assert await first.alive([one, two]) == {one, two}
+        assert await client.get("roborally:test:" + two) == b"x"
+        for _ in range(3):
+            await asyncio.sleep(0.15)
+            await first.beat()
+        assert await first.alive([one, two]) == {one}
+        members = await first.members()
+        assert one in members and two not in members
+        await first.leave()
+        assert await second.alive([one]) == set()
+
+    run(redis_url, check)
+
+
+def test_the_bus_delivers_in_order_to_the_right_process(redis_url: str) -> None:
+    async def check(client: Any) -> None:
+        got: dict[str, list[Any]] = {"A": [], "B": []}
+        a = Bus(client, "A" + secrets.token_hex(3), lambda m: got["A"].append(m["n"]))
+        b = Bus(client, "B" + secrets.token_hex(3), lambda m: got["B"].append(m["n"]))
+        await a.start()
+        await b.start()
+        try:
+            for n in range(2000):
+                a.publish(b.process, {"n": n})
+            a.publish(a.process, {"n": "self"})
+            for _ in range(200):
+                if len(got["B"]) == 2000 and got["A"] and a.published == 2001:
+                    break
+                await asyncio.sleep(0.02)
+            assert got["B"] == list(range(2000))
+            assert got["A"] == ["self"]
+            assert a.published == 2001 and b.received == 2000
+        finally:
+            await a.stop()
+            await b.stop()
+
+    run(redis_url, check)

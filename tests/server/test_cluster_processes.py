@@ -1,0 +1,128 @@
+"""Scale-out mode with real server processes (``python -m roborally.server --redis --database``)
+on loopback, a real redis-server and a real PostgreSQL: players on different processes play a
+game to the end, and a game's owner killed with SIGKILL mid-round is taken over by the other
+process and finishes as one process replays its record."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from roborally.content.record import parse_record, replay
+from roborally.server.client import RemotePlayer
+from roborally.server.host import outcome_json
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+
+from cluster import LocalCluster  # noqa: E402  (bench/cluster.py)
+
+FLAGS = ("--engine-workers", "1", "--bot-workers", "1", "--min-seconds", "0.01")
+
+
+def new_game(base: str, seed: int) -> dict[str, Any]:
+    body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": seed}
+    response = httpx.post(base + "/api/games", json=body, timeout=30)
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def same_as_one_process(base: str, gid: str, outcome: dict[str, Any] | None) -> None:
+    record = httpx.get(f"{base}/api/games/{gid}/record", timeout=30)
+    assert record.status_code == 200, record.text
+    assert outcome is not None and outcome_json(replay(parse_record(record.text))) == outcome
+
+
+def test_players_on_two_processes_play_to_the_end(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    with LocalCluster(2, redis_url, postgres_url, tmp_path, *FLAGS) as cluster:
+        game = new_game(cluster.bases[0], 21)
+        gid = game["game_id"]
+        players = [
+            RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", seat["token"], seed=i)
+            for i, (port, seat) in enumerate(zip(cluster.ports, game["seats"], strict=True))
+        ]
+
+        async def main() -> list[Any]:
+            return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
+
+        first, second = asyncio.run(main())
+        assert first.errors == [] and second.errors == []
+        assert first.outcome == second.outcome
+        health = [httpx.get(b + "/api/health").json()["cluster"] for b in cluster.bases]
+        assert health[0]["process"] != health[1]["process"]
+        same_as_one_process(cluster.bases[1], gid, first.outcome)
+
+
+def test_the_owner_killed_mid_round_its_game_finishes_on_the_other_process(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    with LocalCluster(2, redis_url, postgres_url, tmp_path, *FLAGS) as cluster:
+        owner, other = cluster.servers
+        game = new_game(owner.base, 33)  # the process that creates a game owns it
+        gid = game["game_id"]
+        direct = RemotePlayer(
+            f"{owner.ws_base}/ws/{gid}",
+            game["seats"][0]["token"],
+            seed=1,
+            think=0.03,
+            reconnect=20,
+        )
+        relayed = RemotePlayer(
+            f"{other.ws_base}/ws/{gid}",
+            game["seats"][1]["token"],
+            seed=2,
+            think=0.03,
+            keep_raw=True,
+        )
+
+        def lost(status: str) -> None:  # the load balancer would send it to a live process
+            if "trying again" in status:
+                direct.url = f"{other.ws_base}/ws/{gid}"
+
+        direct.on_status = lost
+
+        async def kill_mid_round() -> float:
+            while True:
+                summary = httpx.get(f"{other.base}/api/games/{gid}", timeout=10).json()
+                if summary["round"] >= 2:
+                    break
+                await asyncio.sleep(0.1)
+            owner.kill9()
+            return time.time()
+
+        async def main() -> list[Any]:
+            return list(
+                await asyncio.gather(
+                    direct.run(timeout=180), relayed.run(timeout=180), kill_mid_round()
+                )
+            )
+
+        first, second, killed_at = asyncio.run(main())
+        assert second.outcome is not None, "the game did not finish"
+        assert first.outcome == second.outcome
+        assert first.connections >= 2  # its socket died with the owner; it came back
+        assert second.connections == 1  # the relayed socket was moved, not dropped
+        assert sum('"type":"welcome"' in text for text in second.raw) == 2
+        assert [e for e in first.errors + second.errors if e["code"] != "not_pending"] == []
+        same_as_one_process(other.base, gid, second.outcome)
+        owned = httpx.get(other.base + "/api/health").json()["cluster"]["owned"]
+        assert owned >= 1
+        taken = takeover_time(other.log(), gid)
+        print(f"game taken over {taken - killed_at:.1f} s after the kill")
+        assert 0 < taken - killed_at < 10
+
+
+def takeover_time(log: str, gid: str) -> float:
+    """When the log says the game was taken over (its line's wall-clock time)."""
+    line = next(line for line in log.splitlines() if f"game {gid}: taken over" in line)
+    stamp = datetime.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f")
+    return stamp.timestamp()
