@@ -5,7 +5,7 @@ PY ?= python3
 UV := $(shell command -v uv >/dev/null 2>&1 && echo uv || echo $(PY) -m uv)
 RUN := $(UV) run --frozen
 
-.PHONY: setup system-deps play play-headless load redteam test lint typecheck pytest hosting-check bench soak gallery clean
+.PHONY: setup system-deps play play-headless load redteam scale test lint typecheck pytest hosting-check bench soak gallery clean
 
 # Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering,
 # nginx and Caddy for the reverse-proxy tests (tests/server/test_proxy.py runs its own copies
@@ -91,6 +91,11 @@ load: setup
 # one line each, held or FAILED, and a non-zero exit if any is not held.
 redteam: setup
 	cd bench && $(RUN) python redteam.py
+
+# Games held at a message p99 <= 200 ms by 1, 2 and 4 server processes sharing one Redis and
+# one PostgreSQL (started on loopback ports in temporary folders; docs/scaling.md).
+scale: setup system-deps
+	$(RUN) python bench/scale.py
 
 gallery: setup system-deps
 	$(RUN) roborally gallery --out docs

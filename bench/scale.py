@@ -60,6 +60,12 @@ class Level:
     decisions: int = 0
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    machine_cpu: float = 0.0  # CPU seconds of the whole machine (all cores, everything on it)
+    server_cpu: float = 0.0  # CPU seconds of the server processes and their workers
+    client_cpu: float = 0.0  # CPU seconds of this load generator
+
+    def cores(self, cpu: float) -> float:
+        return cpu / self.seconds if self.seconds else 0.0
 
     @property
     def p99(self) -> float:
@@ -124,25 +130,70 @@ async def run_level(cluster: LocalCluster, level: Level, args: argparse.Namespac
     await asyncio.sleep(args.warmup)
     marks = [len(p.result.latencies) for p in players]
     decided = sum(p.result.decisions for p in players)
+    server_cpu, client_cpu = cluster_cpu_seconds(cluster), time.process_time()
+    machine_cpu = machine_cpu_seconds()
     started = time.perf_counter()
     await asyncio.sleep(args.window)
     level.seconds = time.perf_counter() - started
     for player, mark in zip(players, marks, strict=True):
         level.latencies_ms.extend(x * 1000 for x in player.result.latencies[mark:])
     level.decisions = sum(p.result.decisions for p in players) - decided
-    for task in tasks:
+    level.machine_cpu = machine_cpu_seconds() - machine_cpu
+    level.server_cpu = cluster_cpu_seconds(cluster) - server_cpu
+    level.client_cpu = time.process_time() - client_cpu
+    answers = [a for p in players for a in p._tasks]  # answers still "thinking": not sent
+    for task in [*answers, *tasks]:
         task.cancel()
+    await asyncio.gather(*answers, return_exceptions=True)
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-    for player in players:  # answers still "thinking" would send on a closed socket
-        for answer in list(player._tasks):
-            answer.cancel()
-    await asyncio.sleep(0)
     for player, outcome in zip(players, outcomes, strict=True):
         if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
             level.problems.append(f"client failed: {type(outcome).__name__}: {outcome}")
         for error in player.result.errors:
             level.problems.append(f"error message: {error.get('code')}: {error.get('message')}")
         level.problems.extend(f"bot: {failure}" for failure in player.result.bot_failures)
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            tree.setdefault(int(fields[1]), []).append(int(entry))
+    return tree
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cluster_cpu_seconds(cluster: LocalCluster) -> float:
+    """CPU seconds used so far by the server processes and everything they started (their
+    engine workers); Linux /proc."""
+    tree = _children()
+    total = 0.0
+    waiting = [s.pid for s in cluster.servers if s.process is not None]
+    while waiting:
+        pid = waiting.pop()
+        total += _cpu_seconds(pid)
+        waiting.extend(tree.get(pid, []))
+    return total
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds all cores have been busy so far (Linux /proc/stat: all but idle and iowait)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        ticks = [int(v) for v in stat.readline().split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def fresh_database(admin_url: str, name: str) -> str:
@@ -161,8 +212,9 @@ def measure(
     redis.Redis.from_url(redis_url).flushall()
     database = fresh_database(admin_url, f"scale_{processes}_{games}")
     flags = ("--log-level", "warning", *NO_ADDRESS_LIMITS, *args.server_flag)
-    with tempfile.TemporaryDirectory(prefix="roborally-scale-") as work:
-        cluster = LocalCluster(processes, redis_url, database, Path(work), *flags)
+    with tempfile.TemporaryDirectory(prefix="roborally-scale-") as temp:
+        work = Path(args.keep) / f"{processes}-{games}" if args.keep else Path(temp)
+        cluster = LocalCluster(processes, redis_url, database, work, *flags)
         with cluster:
             asyncio.run(run_level(cluster, level, args))
             for server in cluster.servers:
@@ -196,7 +248,10 @@ def report(level: Level, args: argparse.Namespace) -> Level:
     rate = level.decisions / level.seconds if level.seconds else 0.0
     print(
         f"  {level.processes} process(es), {level.games} games: p50 {level.p50:.1f} ms,"
-        f" p99 {level.p99:.1f} ms, {rate:.0f} decisions/s, {len(level.problems)} errors: {verdict}",
+        f" p99 {level.p99:.1f} ms, {rate:.0f} decisions/s, servers"
+        f" {level.cores(level.server_cpu):.2f} cores, load generator"
+        f" {level.cores(level.client_cpu):.2f}, machine {level.cores(level.machine_cpu):.2f},"
+        f" {len(level.problems)} errors: {verdict}",
         flush=True,
     )
     for problem in level.problems[:5]:
@@ -217,6 +272,7 @@ def main() -> int:
     parser.add_argument(
         "--server-flag", action="append", default=[], help="one more flag for every server"
     )
+    parser.add_argument("--keep", help="keep each level's server logs in this folder")
     parser.add_argument("--quick", action="store_true", help="the small sample of the tests")
     args = parser.parse_args()
     if args.quick:
@@ -233,13 +289,17 @@ def main() -> int:
         for count in counts:
             held[count] = held_games(count, redis_service.url, postgres.url, args)
     print()
-    print("| processes | games held | p50 ms | p99 ms | decisions/s | errors |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| processes | games held | p50 ms | p99 ms | decisions/s | server cores"
+        " | load generator cores | machine cores busy | errors |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for count, level in held.items():
         rate = level.decisions / level.seconds if level.seconds else 0.0
         print(
             f"| {count} | {level.games} | {level.p50:.1f} | {level.p99:.1f} | {rate:.0f}"
-            f" | {len(level.problems)} |"
+            f" | {level.cores(level.server_cpu):.2f} | {level.cores(level.client_cpu):.2f}"
+            f" | {level.cores(level.machine_cpu):.2f} | {len(level.problems)} |"
         )
     if 1 in held and 2 in held and held[1].games:
         ratio = held[2].games / held[1].games
