@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import json
 import socket
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -25,6 +27,8 @@ from roborally.server.app import ServerOptions, create_app
 from roborally.server.client import decision_from_json, json_choice
 from roborally.server.room import GameRoom
 from roborally.server.transport import GameWebSocketProtocol
+
+T = TypeVar("T")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -286,3 +290,10 @@ def database(request: pytest.FixtureRequest) -> str | None:
         return None
     url: str = request.getfixturevalue("pg_database")
     return url
+
+
+def run_fresh_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)`` in a fresh thread: Playwright's sync API (the browser tests,
+    earlier in the same session) may own this thread's event loop."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

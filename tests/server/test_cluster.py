@@ -19,7 +19,7 @@ from roborally.server.client import RemotePlayer
 from roborally.server.cluster.node import ClusterNode
 from roborally.server.host import GameHost, HostSpec, outcome_json
 
-from .conftest import FAST, LiveServer, wait_for
+from .conftest import FAST, LiveServer, run_fresh_loop, wait_for
 
 
 def node(live: LiveServer) -> ClusterNode:
@@ -45,8 +45,7 @@ def play(*players: RemotePlayer) -> list[Any]:
     async def main() -> list[Any]:
         return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
 
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result()
+    return run_fresh_loop(main())
 
 
 def test_two_players_on_two_processes_play_a_game_to_the_end(
@@ -185,5 +184,5 @@ def test_a_relayed_socket_that_said_hello_is_not_closed_by_the_hello_deadline(
                     kinds.append(json.loads(await asyncio.wait_for(ws.recv(), 5))["type"])
                 return kinds
 
-        kinds = asyncio.run(talk())
+        kinds = run_fresh_loop(talk())
         assert kinds[0] == "welcome" and kinds[-1] == "pong" and "error" not in kinds

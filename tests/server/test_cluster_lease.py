@@ -12,6 +12,8 @@ import redis.asyncio as aioredis
 from roborally.server.cluster.bus import Bus
 from roborally.server.cluster.lease import Leases, Presence
 
+from .conftest import run_fresh_loop
+
 
 def run(redis_url: str, test: Callable[[Any], Awaitable[None]]) -> None:
     async def main() -> None:
@@ -21,7 +23,7 @@ def run(redis_url: str, test: Callable[[Any], Awaitable[None]]) -> None:
         finally:
             await client.aclose()
 
-    asyncio.run(main())
+    run_fresh_loop(main())
 
 
 def game() -> str:

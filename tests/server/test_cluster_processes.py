@@ -18,6 +18,8 @@ from roborally.content.record import parse_record, replay
 from roborally.server.client import RemotePlayer
 from roborally.server.host import outcome_json
 
+from .conftest import run_fresh_loop
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
@@ -54,7 +56,7 @@ def test_players_on_two_processes_play_to_the_end(
         async def main() -> list[Any]:
             return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
 
-        first, second = asyncio.run(main())
+        first, second = run_fresh_loop(main())
         assert first.errors == [] and second.errors == []
         assert first.outcome == second.outcome
         health = [httpx.get(b + "/api/health").json()["cluster"] for b in cluster.bases]
@@ -106,7 +108,7 @@ def test_the_owner_killed_mid_round_its_game_finishes_on_the_other_process(
                 )
             )
 
-        first, second, killed_at = asyncio.run(main())
+        first, second, killed_at = run_fresh_loop(main())
         assert second.outcome is not None, "the game did not finish"
         assert first.outcome == second.outcome
         assert first.connections >= 2  # its socket died with the owner; it came back
