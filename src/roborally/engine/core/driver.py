@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from roborally.engine.core.board import default_start_facing
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import GAME_ENDED, GAME_WON
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
 from roborally.engine.core.programs import next_units
@@ -145,5 +145,5 @@ class StageDriver(Mechanics):
         self.s.over = True
         self.s.termination = termination
         if winner is not None:
-            self.emit(EventKind.GAME_WON, seat=winner)
-        self.emit(EventKind.GAME_ENDED, cause=termination)
+            self.emit(GAME_WON, seat=winner)
+        self.emit(GAME_ENDED, cause=termination)

@@ -18,7 +18,7 @@ from roborally.engine.core.board import BeltColor
 from roborally.engine.core.cards import PROGRAMMING_CARDS, Card, CardType
 from roborally.engine.core.decisions import Decision, DecisionKind
 from roborally.engine.core.driver import StageDriver
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import DECK_SHUFFLED, UPGRADE
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Suspend
 from roborally.engine.core.state import GameState, Player, Register
@@ -213,7 +213,7 @@ class Base2023(StageDriver):
         """An upgrade card changes place or is used (``cause`` says what happened)."""
         player = self.s.players[seat]
         self.emit(
-            EventKind.UPGRADE,
+            UPGRADE,
             seat=seat,
             pos=player.pos,
             card=card,
@@ -265,7 +265,7 @@ class Base2023(StageDriver):
             self.s.upgrade_deck = self.s.upgrade_discard
             self.s.upgrade_discard = []
             self.s.upgrade_rng.shuffle(self.s.upgrade_deck)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(self.s.upgrade_deck), cause="upgrade")
+            self.emit(DECK_SHUFFLED, amount=len(self.s.upgrade_deck), cause="upgrade")
         return self.s.upgrade_deck.pop()
 
     def register_key(self) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from roborally.engine.core.board import Course, Grid, shared_grid
 from roborally.engine.core.cards import PROGRAMMING_CARDS
 from roborally.engine.core.decisions import Decision, DecisionKind, IllegalActionError, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import GAME_STARTED, PLACED
 from roborally.engine.core.geometry import Pos
 from roborally.engine.core.rng import UPGRADE_STREAM, make_rng
 from roborally.engine.core.state import (
@@ -136,10 +136,8 @@ class Setup2023(Base2023):
             player.facing = space.facing or self.facing_towards_factory(space.pos)
             player.archive = space.pos
             player.archive_arrow = player.facing
-            self.emit(
-                EventKind.PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=number
-            )
+            self.emit(PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=number)
             self.s.turn += 1
         self.s.turn = 0
-        self.emit(EventKind.GAME_STARTED, seat=self.s.priority)
+        self.emit(GAME_STARTED, seat=self.s.priority)
         self.s.stage = "round_start"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from itertools import chain
 
 from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import CARD_REVEALED, CARDS_DRAWN, DECK_SHUFFLED
 from roborally.engine.core.state import MAX_ENERGY, Player
 from roborally.engine.rules2023.base import MAX_INSTALLED, Base2023, is_permanent, upgrade_specs
 
@@ -208,7 +208,7 @@ class UpgradePhase2023(Base2023):
             self.spend(player, 1)
             player.reserve.append(card)
             player.drew = True
-            self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=1, cause="upgrade deck")
+            self.emit(CARDS_DRAWN, seat=seat, amount=1, cause="upgrade deck")
         elif verb == "install":
             card = next(c for c in player.reserve if c.name == rest)
             cost = upgrade_specs()[rest].cost
@@ -286,9 +286,7 @@ class UpgradePhase2023(Base2023):
                     break
                 player.hand.append(new)
                 drawn_count += 1
-            self.emit(
-                EventKind.CARDS_DRAWN, seat=seat, amount=drawn_count, cause="calibration protocol"
-            )
+            self.emit(CARDS_DRAWN, seat=seat, amount=drawn_count, cause="calibration protocol")
         elif name == "re_initialize":
             target = int(arg[1:]) - 1
             self.use_temporary(seat, name, other=target)
@@ -311,7 +309,7 @@ class UpgradePhase2023(Base2023):
                 break
             player.hand.append(card)
             drawn.append(card.name)
-        self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=len(drawn), cause="memory swap")
+        self.emit(CARDS_DRAWN, seat=seat, amount=len(drawn), cause="memory swap")
         suggestions = list(reversed(drawn))
         for left in range(min(3, len(player.hand)), 0, -1):
             names = sorted({c.name for c in player.hand})
@@ -384,7 +382,7 @@ class UpgradePhase2023(Base2023):
             if player.memory:
                 player.hand.extend(player.memory)
                 self.emit(
-                    EventKind.CARDS_DRAWN,
+                    CARDS_DRAWN,
                     seat=player.seat,
                     amount=len(player.memory),
                     cause="memory cards",
@@ -401,11 +399,11 @@ class UpgradePhase2023(Base2023):
                 player.deck = player.discard
                 player.discard = []
                 self.s.rng.shuffle(player.deck)
-                self.emit(EventKind.DECK_SHUFFLED, seat=seat, amount=len(player.deck))
+                self.emit(DECK_SHUFFLED, seat=seat, amount=len(player.deck))
             if player.deck:
                 player.top_visible = True
                 self.emit(
-                    EventKind.CARD_REVEALED,
+                    CARD_REVEALED,
                     seat=seat,
                     card=player.deck[-1].name,
                     cause="spam filter",
