@@ -7,9 +7,22 @@ cost of a module global); each constant must stay the member of its name.
 
 from __future__ import annotations
 
-from roborally.engine.core import events
+from enum import Enum
+from types import ModuleType
+
+import pytest
+
+from roborally.engine.core import cards, decisions, events
 
 
-def test_every_event_kind_has_its_constant() -> None:
-    for kind in events.EventKind:
-        assert getattr(events, kind.name) is kind
+@pytest.mark.parametrize(
+    ("module", "enum"),
+    [
+        (events, events.EventKind),
+        (cards, cards.CardType),
+        (decisions, decisions.DecisionKind),
+    ],
+)
+def test_every_member_has_its_constant(module: ModuleType, enum: type[Enum]) -> None:
+    for member in enum:
+        assert getattr(module, member.name) is member, f"{module.__name__}.{member.name}"

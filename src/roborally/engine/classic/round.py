@@ -17,7 +17,7 @@ from roborally.engine.classic.model import (
     is_rotation,
 )
 from roborally.engine.core.cards import Card
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
+from roborally.engine.core.decisions import PROGRAM, TIMEOUT, Decision, Prompt
 from roborally.engine.core.events import (
     CARD_REPLACED,
     CARDS_DRAWN,
@@ -224,7 +224,7 @@ class ClassicRound(ClassicBase):
         return Decision(
             f"t{self.s.round}-p{player.seat + 1}-program",
             player.seat,
-            DecisionKind.PROGRAM,
+            PROGRAM,
             Prompt("Program your registers (one card per unlocked register)", "program_classic"),
             (),
             "fill the empty registers at random from the hand",

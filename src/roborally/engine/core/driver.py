@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 from roborally.engine.core.board import default_start_facing
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
+from roborally.engine.core.decisions import PROGRAM, TIMEOUT, Decision, IllegalActionError
 from roborally.engine.core.events import GAME_ENDED, GAME_WON
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
@@ -50,7 +50,7 @@ class StageDriver(Mechanics):
         timeout stands for the default; programs and the other kinds are the ruleset's."""
         if choice == TIMEOUT:
             return TIMEOUT
-        if decision.kind is DecisionKind.PROGRAM:
+        if decision.kind is PROGRAM:
             return self.validate_program(decision, choice)
         return self.validate_answer(decision, choice)
 
@@ -75,7 +75,7 @@ class StageDriver(Mechanics):
         """The units (card names, or pairs) that may fill the next open register of a program
         that starts with ``prefix``, exactly as :meth:`legal_choices` lists programs, without
         listing them (:func:`roborally.engine.core.programs.next_units`)."""
-        if decision.kind is not DecisionKind.PROGRAM:
+        if decision.kind is not PROGRAM:
             raise ValueError(f"{decision.id} is a {decision.kind.value} decision, not a program")
         pairs = self.LISTS_PAIRS and bool(decision.info.get("pairs"))
         return next_units(decision.info, prefix, pairs=pairs)

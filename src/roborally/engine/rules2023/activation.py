@@ -6,7 +6,7 @@ pairs, the Haywires, Again, energy gains.
 from __future__ import annotations
 
 from roborally.engine.core.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card
-from roborally.engine.core.decisions import Decision, DecisionKind, Prompt
+from roborally.engine.core.decisions import CARD_ORDER, SIDESTEP, Decision, Prompt
 from roborally.engine.core.events import (
     CARD_REPLACED,
     CARD_RESOLVED,
@@ -450,7 +450,7 @@ class Activation2023(Base2023):
         return Decision(
             self.did(f"p{seat + 1}-card_order"),
             seat,
-            DecisionKind.CARD_ORDER,
+            CARD_ORDER,
             Prompt(
                 f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
                 "card_order",
@@ -532,7 +532,7 @@ class Activation2023(Base2023):
         return Decision(
             self.did(f"p{seat + 1}-sidestep-{action}"),
             seat,
-            DecisionKind.SIDESTEP,
+            SIDESTEP,
             Prompt("Move 2 to the left or to the right?", "sidestep"),
             ("LEFT", "RIGHT"),
             "left",

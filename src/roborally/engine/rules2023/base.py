@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from roborally.engine.core.board import BeltColor
-from roborally.engine.core.cards import PROGRAMMING_CARDS, Card, CardType
+from roborally.engine.core.cards import PROGRAMMING, PROGRAMMING_CARDS, Card, CardType
 from roborally.engine.core.decisions import Decision, DecisionKind
 from roborally.engine.core.driver import StageDriver
 from roborally.engine.core.events import DECK_SHUFFLED, UPGRADE
@@ -68,7 +68,7 @@ class Base2023(StageDriver):
         # up for every card drawn, discarded or resolved; a programming card's name wins.
         damage = state.config.damage_deck.cards
         self._card_types = {c.name: c.type for c in damage}
-        self._card_types.update((name, CardType.PROGRAMMING) for name in PROGRAMMING_CARDS)
+        self._card_types.update((name, PROGRAMMING) for name in PROGRAMMING_CARDS)
         self._card_effects = {c.name: c.effect for c in damage}
         self._card_effects.update((name, name) for name in PROGRAMMING_CARDS)
 

@@ -5,8 +5,8 @@ reboot space, moving robots off it (8.5, 8.6, 12-C1).
 
 from __future__ import annotations
 
-from roborally.engine.core.cards import Card, CardType
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
+from roborally.engine.core.cards import HAYWIRE, SPAM, Card
+from roborally.engine.core.decisions import REBOOT_FACING, TIMEOUT, Decision, Prompt
 from roborally.engine.core.events import (
     DAMAGE_PREVENTED,
     DAMAGED,
@@ -53,7 +53,7 @@ class Damage2023(Base2023):
         kind = self.card_type(card)
         placed = "discard"
         facedown = False
-        if kind is CardType.SPAM:
+        if kind is SPAM:
             player.discard.append(card)
         else:
             register = player.registers[max(self.s.register, 1) - 1]
@@ -142,7 +142,7 @@ class Damage2023(Base2023):
 
     def discard_on_reboot(self, player: Player, card: Card) -> None:
         """8.2: Haywires to the damage discard; SPAM and regular cards to the own discard."""
-        if self.card_type(card) is CardType.HAYWIRE:
+        if self.card_type(card) is HAYWIRE:
             self.s.damage_discard.append(card)
         else:
             player.discard.append(card)
@@ -167,7 +167,7 @@ class Damage2023(Base2023):
         decision = Decision(
             self.did(f"p{seat + 1}-reboot_facing"),
             seat,
-            DecisionKind.REBOOT_FACING,
+            REBOOT_FACING,
             Prompt("Your robot re-enters the board: choose its facing", "reenter_facing"),
             FACING_LETTERS,
             "face along the reboot token's arrow",

@@ -4,8 +4,8 @@ programming, discarding, shutting down (4.2, 8.8) and the end of the round (4.4)
 
 from __future__ import annotations
 
-from roborally.engine.core.cards import Card, CardType
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
+from roborally.engine.core.cards import HAYWIRE, SPAM, Card
+from roborally.engine.core.decisions import PROGRAM, SHUTDOWN, TIMEOUT, Decision, Prompt
 from roborally.engine.core.events import (
     CARDS_DRAWN,
     DECK_SHUFFLED,
@@ -100,7 +100,7 @@ class Round2023(Base2023):
         return Decision(
             self.program_id(player),
             player.seat,
-            DecisionKind.PROGRAM,
+            PROGRAM,
             PROGRAM_PROMPT,
             (),
             "fill the empty registers at random from the hand",
@@ -151,7 +151,7 @@ class Round2023(Base2023):
         keep: list[Card] = []
         for card in player.hand:
             kind = types[card.name]
-            if kind is CardType.HAYWIRE or (kind is CardType.SPAM and not less_spam):
+            if kind is HAYWIRE or (kind is SPAM and not less_spam):
                 keep.append(card)
             else:
                 player.discard.append(card)
@@ -174,7 +174,7 @@ class Round2023(Base2023):
         return Decision(
             decision_id,
             seat,
-            DecisionKind.SHUTDOWN,
+            SHUTDOWN,
             SHUTDOWN_PROMPT,
             (False, True),
             "no shutdown",

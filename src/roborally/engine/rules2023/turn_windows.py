@@ -5,7 +5,7 @@ All Aboard), Abort Switch, Lucky Booster, Recharge and Re-Initialize.
 
 from __future__ import annotations
 
-from roborally.engine.core.cards import Card, CardType
+from roborally.engine.core.cards import HAYWIRE, Card
 from roborally.engine.core.decisions import Prompt
 from roborally.engine.core.events import CARD_REPLACED, CARD_REVEALED, MOVED
 from roborally.engine.core.geometry import DIRECTIONS, Direction
@@ -184,7 +184,7 @@ class TurnWindows2023(Base2023):
             if card is None:
                 break
             self.emit(CARD_REVEALED, seat=seat, card=card.name, cause="lucky booster")
-            if self.card_type(card) is CardType.HAYWIRE:
+            if self.card_type(card) is HAYWIRE:
                 found = card
                 break
             self.s.damage_discard.append(card)

@@ -8,7 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain
 
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
+from roborally.engine.core.decisions import (
+    TIMEOUT,
+    UPGRADE,
+    UPGRADE_PHASE,
+    Decision,
+    DecisionKind,
+    Prompt,
+)
 from roborally.engine.core.events import CARD_REVEALED, CARDS_DRAWN, DECK_SHUFFLED
 from roborally.engine.core.state import MAX_ENERGY, Player
 from roborally.engine.rules2023.base import MAX_INSTALLED, Base2023, is_permanent, upgrade_specs
@@ -136,7 +143,7 @@ class UpgradePhase2023(Base2023):
                 "upgrade",
                 self.upgrade_options,
                 self.apply_upgrade_action,
-                DecisionKind.UPGRADE_PHASE,
+                UPGRADE_PHASE,
                 Prompt(
                     "Upgrade phase: draw, install, uninstall, use a temporary upgrade, or done",
                     "upgrade_phase",
@@ -342,7 +349,7 @@ class UpgradePhase2023(Base2023):
                 "program_window",
                 lambda p: _options(["done"], self.any_time_options(p, upgrade_phase=False)),
                 lambda p, c: self.use_any_time(p, c.partition(" ")[2]),
-                DecisionKind.UPGRADE,
+                UPGRADE,
                 Prompt("Use a temporary upgrade before programming?", "temporary"),
             )
         self.s.stage = "program"
@@ -354,7 +361,7 @@ class UpgradePhase2023(Base2023):
                 "memory_cards",
                 self.memory_options,
                 self.store_memory,
-                DecisionKind.UPGRADE,
+                UPGRADE,
                 Prompt(
                     "Memory Cards: park a card from your hand until the next upgrade phase?",
                     "memory_cards",
