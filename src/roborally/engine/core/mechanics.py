@@ -49,6 +49,9 @@ class Mechanics:
         self.s = state
         self.grid = state.grid
         self.less_deadly = "less_deadly" in state.config.variants
+        # Set on the instance too: emit reads it for every event, and Python 3.11 reads a
+        # class attribute through an instance without its fast path (about 1% of a game).
+        self.arrival_kinds = type(self).arrival_kinds
 
     # ----------------------------------------------------------------- events
     #: The kinds of event after which :meth:`arrived` hears where a robot went: none here
