@@ -89,7 +89,13 @@ class StageDriver(Mechanics):
         again: the same decisions, in the same order. A ruleset whose questions depend on
         other answers (the classic timer goes to the last programmer) says so here.
         """
-        rest = [d for d in pending if d.id != answered.id]
+        # A loop, not a list comprehension (a function made and called on Python 3.11): this
+        # runs for every action.
+        rest: list[Decision] = []
+        answered_id = answered.id
+        for decision in pending:
+            if decision.id != answered_id:
+                rest.append(decision)
         return rest or None
 
     # ------------------------------------------------------------------ driver
@@ -110,10 +116,19 @@ class StageDriver(Mechanics):
     def ask(self, decisions: list[Decision]) -> dict[str, Any]:
         """The answers to ``decisions``; suspends the stage while any is missing."""
         answers = self.s.answers
-        missing = [d for d in decisions if d.id not in answers]
+        # One loop, not two comprehensions (each a function made and called on Python 3.11):
+        # every question of every stage comes here.
+        missing: list[Decision] = []
+        chosen: dict[str, Any] = {}
+        for decision in decisions:
+            answer = answers.get(decision.id)
+            if answer is None:
+                missing.append(decision)
+            else:
+                chosen[decision.id] = answer.choice
         if missing:
             raise Suspend(missing)
-        return {d.id: answers[d.id].choice for d in decisions}
+        return chosen
 
     def ask_one(self, decision: Decision) -> Any:
         """The answer to one decision (its default on a timeout); suspends until it comes.
