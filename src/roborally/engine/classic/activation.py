@@ -20,7 +20,14 @@ from roborally.engine.classic.model import (
 )
 from roborally.engine.core.cards import Card
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import (
+    ARCHIVED,
+    CARD_REPLACED,
+    CARD_RESOLVED,
+    CARD_REVEALED,
+    CHECKPOINT_REACHED,
+    REGISTER_STARTED,
+)
 from roborally.engine.core.geometry import Direction, Pos, Turn
 
 
@@ -37,7 +44,7 @@ class ClassicActivation(ClassicBase):
         s = self.s
         r = s.register
         robots = self.in_dock_order()
-        self.emit(EventKind.REGISTER_STARTED)
+        self.emit(REGISTER_STARTED)
         for p in robots:
             seat = p.seat
             p.shield_used.clear()
@@ -75,7 +82,7 @@ class ClassicActivation(ClassicBase):
                 continue
             del p.stored["conditional_program"]
             self.emit(
-                EventKind.CARD_REPLACED,
+                CARD_REPLACED,
                 seat=seat,
                 card=" ".join(c.name for c in register.cards),
                 cause=f"conditional program: {stored.name}",
@@ -90,7 +97,7 @@ class ClassicActivation(ClassicBase):
                 continue
             register.revealed = True
             for card in register.cards:
-                self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
+                self.emit(CARD_REVEALED, seat=seat, card=card.name, amount=r)
             if "aborting" in p.round_flags and not register.locked:
                 self.replace_from_deck(p, register, "abort switch")
         for p in robots:
@@ -145,7 +152,7 @@ class ClassicActivation(ClassicBase):
         register.cards = [card]
         register.done = []
         register.revealed = True
-        self.emit(EventKind.CARD_REPLACED, seat=p.seat, card=old, cause=f"{cause}: {card.name}")
+        self.emit(CARD_REPLACED, seat=p.seat, card=old, cause=f"{cause}: {card.name}")
 
     @stage
     def stage_move(self) -> None:
@@ -186,7 +193,7 @@ class ClassicActivation(ClassicBase):
         seat = player.seat
         card = cards[0]
         cause = "radio control" if remote else None
-        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name, cause=cause)
+        self.emit(CARD_RESOLVED, seat=seat, card=card.name, cause=cause)
         kind = card_type(card)
         if kind in ROTATIONS:
             self.rotate(seat, ROTATIONS[kind], "card")
@@ -206,7 +213,7 @@ class ClassicActivation(ClassicBase):
         mode = done[0] if done else "dual_processor"
         causes = [w for w in ("radio control" if remote else "", mode.replace("_", " ")) if w]
         names = " ".join(c.name for c in cards)
-        self.emit(EventKind.CARD_RESOLVED, seat=seat, card=names, cause=" ".join(causes))
+        self.emit(CARD_RESOLVED, seat=seat, card=names, cause=" ".join(causes))
         move = next(c for c in cards if is_move(c))
         turn = next(c for c in cards if is_rotation(c))
         if mode == "crab_legs":
@@ -309,8 +316,8 @@ class ClassicActivation(ClassicBase):
             return
         player.checkpoint += 1
         player.archive, player.archive_arrow = to, player.facing
-        self.emit(EventKind.CHECKPOINT_REACHED, seat=seat, pos=to, amount=player.checkpoint)
-        self.emit(EventKind.ARCHIVED, seat=seat, pos=to, facing=player.facing)
+        self.emit(CHECKPOINT_REACHED, seat=seat, pos=to, amount=player.checkpoint)
+        self.emit(ARCHIVED, seat=seat, pos=to, facing=player.facing)
         if player.checkpoint == len(self.grid.checkpoints):
             self.s.touched_last.append(seat)
 

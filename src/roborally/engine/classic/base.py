@@ -27,7 +27,14 @@ from roborally.engine.core.board import BeltColor
 from roborally.engine.core.cards import Card
 from roborally.engine.core.decisions import Decision, DecisionKind
 from roborally.engine.core.driver import StageDriver
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import (
+    CARD_REPLACED,
+    CARD_REVEALED,
+    CONVEYED,
+    DECK_SHUFFLED,
+    MOVED,
+    PUSHED,
+)
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Suspend
 from roborally.engine.core.state import GameConfig, GameState
@@ -172,7 +179,7 @@ def options_enabled(config: GameConfig) -> bool:
 
 #: [V1994] The events after which the 1994 rules look for a checkpoint under the robot: it
 #: counts as soon as the robot passes over it (5.10, A-60).
-PASSING = frozenset({EventKind.MOVED, EventKind.PUSHED, EventKind.CONVEYED})
+PASSING = frozenset({MOVED, PUSHED, CONVEYED})
 
 
 class ClassicBase(StageDriver):
@@ -361,7 +368,7 @@ class ClassicBase(StageDriver):
             setattr(s, f"{deck}_deck", cards)
             setattr(s, f"{deck}_discard", [])
             s.rng.shuffle(cards)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(cards), cause=f"{deck} deck")
+            self.emit(DECK_SHUFFLED, amount=len(cards), cause=f"{deck} deck")
         return cards.pop()
 
     def discard_program(self, cards: list[Card]) -> None:
@@ -375,7 +382,7 @@ class ClassicBase(StageDriver):
         if stored is not None:
             self.discard_program([stored])
         self.s.option_discard.append(card)
-        self.emit(EventKind.CARD_REPLACED, seat=player.seat, card=name, cause=cause)
+        self.emit(CARD_REPLACED, seat=player.seat, card=name, cause=cause)
 
     def register_priority(self, player: ClassicPlayer, r: int) -> int | None:
         cards = player.registers[r - 1].cards
@@ -409,7 +416,7 @@ class ClassicBase(StageDriver):
                         register.cards = [card]
                         register.revealed = True
                         self.emit(
-                            EventKind.CARD_REVEALED,
+                            CARD_REVEALED,
                             seat=player.seat,
                             card=card.name,
                             amount=r,

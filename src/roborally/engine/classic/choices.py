@@ -12,8 +12,8 @@ from typing import Any
 from roborally.engine.classic.base import PLACE, POWER, ClassicBase
 from roborally.engine.classic.model import MOVES, NUM_REGISTERS, ROTATIONS, card_type
 from roborally.engine.core.decisions import (
+    PROGRAM,
     Decision,
-    DecisionKind,
     IllegalActionError,
     InvalidActionError,
 )
@@ -114,7 +114,7 @@ class ClassicChoices(ClassicBase):
 
     def default_choice(self, decision: Decision) -> Any:
         """A timed-out or absent player: random program fill (3.3, A-11), else the default."""
-        if decision.kind is DecisionKind.PROGRAM:
+        if decision.kind is PROGRAM:
             hand = list(decision.info["hand"])
             self.s.rng.shuffle(hand)
             program: list[str | None] = []
@@ -131,7 +131,7 @@ class ClassicChoices(ClassicBase):
     def legal_choices(self, decision: Decision) -> Iterator[Any]:
         """Every legal choice (programs: every assignment of single hand cards; pairs that
         Crab Legs or Dual Processor allow are legal too but not listed)."""
-        if decision.kind is not DecisionKind.PROGRAM:
+        if decision.kind is not PROGRAM:
             yield from decision.options
             return
         locked = decision.info["locked"]

@@ -9,7 +9,14 @@ from __future__ import annotations
 from roborally.engine.classic.base import CHOICE, PLACE, RC_ENDED, ClassicBase, Hit, stage
 from roborally.engine.classic.model import ABLATIVE_CAPACITY, DESTROYED_AT, ClassicPlayer
 from roborally.engine.core.decisions import Decision, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import (
+    CARD_REPLACED,
+    DAMAGE_PREVENTED,
+    DAMAGED,
+    DESTROYED,
+    REENTERED,
+    ROUND_ENDED,
+)
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
 
@@ -45,7 +52,7 @@ class ClassicDamage(ClassicBase):
                     player.shield_used.add(hit.side)
                     amount -= 1
                     self.emit(
-                        EventKind.DAMAGE_PREVENTED,
+                        DAMAGE_PREVENTED,
                         seat=seat,
                         amount=1,
                         cause=f"power-down shield ({hit.side.letter})",
@@ -59,7 +66,7 @@ class ClassicDamage(ClassicBase):
                 total -= take
                 shieldable -= take
                 player.option_tokens["ablative_coat"] = used + take
-                self.emit(EventKind.DAMAGE_PREVENTED, seat=seat, amount=take, cause="ablative coat")
+                self.emit(DAMAGE_PREVENTED, seat=seat, amount=take, cause="ablative coat")
                 if used + take >= ABLATIVE_CAPACITY:
                     self.lose_option(player, "ablative_coat", "ablative coat full")
             while shieldable > 0 and player.options:
@@ -79,7 +86,7 @@ class ClassicDamage(ClassicBase):
                     break
                 self.lose_option(player, choice, "prevents 1 damage")
                 self.emit(
-                    EventKind.DAMAGE_PREVENTED,
+                    DAMAGE_PREVENTED,
                     seat=seat,
                     amount=1,
                     card=choice,
@@ -99,7 +106,7 @@ class ClassicDamage(ClassicBase):
             if player.shutdown:
                 player.pd_damage += total
             self.emit(
-                EventKind.DAMAGED,
+                DAMAGED,
                 seat=seat,
                 pos=player.pos,
                 amount=total,
@@ -132,11 +139,11 @@ class ClassicDamage(ClassicBase):
         self.discard_program(player.hand)
         player.hand = []
         player.lives -= 1
-        self.emit(EventKind.DESTROYED, seat=seat, pos=where, amount=player.lives, cause=cause)
+        self.emit(DESTROYED, seat=seat, pos=where, amount=player.lives, cause=cause)
         for other in s.cplayers:
             if other.controlled_by == seat:  # Radio Control ends with its controller (8.3 #19)
                 other.controlled_by = None
-                self.emit(EventKind.CARD_REPLACED, seat=other.seat, other=seat, cause=RC_ENDED)
+                self.emit(CARD_REPLACED, seat=other.seat, other=seat, cause=RC_ENDED)
         if player.lives <= 0:
             player.eliminated = True
             player.reentry = None
@@ -240,7 +247,7 @@ class ClassicDamage(ClassicBase):
         self.check_end()
         if s.over:
             return
-        self.emit(EventKind.ROUND_ENDED)
+        self.emit(ROUND_ENDED)
         s.stage = "round_start"
 
     def reentry_decision(self, player: ClassicPlayer, occupied: set[Pos]) -> Decision:
@@ -282,7 +289,7 @@ class ClassicDamage(ClassicBase):
         player.damage = min(base + player.reentry_extra, DESTROYED_AT - 1)
         player.reentry_extra = 0
         player.pd_damage = 0
-        self.emit(EventKind.REENTERED, seat=seat, pos=pos, to_facing=facing)
+        self.emit(REENTERED, seat=seat, pos=pos, to_facing=facing)
         if player.damage:
-            self.emit(EventKind.DAMAGED, seat=seat, pos=pos, amount=player.damage, cause="re-entry")
+            self.emit(DAMAGED, seat=seat, pos=pos, amount=player.damage, cause="re-entry")
         self.update_locks(player)

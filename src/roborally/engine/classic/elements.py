@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from roborally.engine.classic.base import ALL_BELTS, BLUE, ClassicBase, stage
 from roborally.engine.core.board import BeltColor
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import BLOCKED, ELEMENT_STEP, FELL
 from roborally.engine.core.geometry import Direction, Pos
 
 
@@ -27,7 +27,7 @@ class ClassicElements(ClassicBase):
             ("crushers", lambda: self.crushers(s.register)),
         ]
         for name, step in steps:
-            self.emit(EventKind.ELEMENT_STEP, cause=name)
+            self.emit(ELEMENT_STEP, cause=name)
             step()
             if self.y94 and self.check_touch_win(by_dock=True):
                 return
@@ -87,9 +87,7 @@ class ClassicElements(ClassicBase):
             groups, movable = self.push_line(pos, direction)
             if not movable:
                 for seat in seats:
-                    self.emit(
-                        EventKind.BLOCKED, seat=seat, pos=pos, facing=direction, cause="pusher"
-                    )
+                    self.emit(BLOCKED, seat=seat, pos=pos, facing=direction, cause="pusher")
                 continue
             robots = {seat for group in groups for seat in group}
             targets = set()
@@ -105,7 +103,7 @@ class ClassicElements(ClassicBase):
                 if j != i
             )
             if clash:
-                self.emit(EventKind.BLOCKED, pos=pos, facing=direction, cause="pushers clash")
+                self.emit(BLOCKED, pos=pos, facing=direction, cause="pushers clash")
                 continue
             if self.s.robot_at(pos) is not None:
                 self.push(pos, direction, None, "pusher")
@@ -118,5 +116,5 @@ class ClassicElements(ClassicBase):
                 continue
             cell = self.grid.active(pos)
             if cell is not None and cell.crusher is not None and register in cell.crusher:
-                self.emit(EventKind.FELL, seat=seat, pos=pos, cause="crusher")
+                self.emit(FELL, seat=seat, pos=pos, cause="crusher")
                 self.destroy(seat, "crusher", pos)

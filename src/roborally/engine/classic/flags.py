@@ -8,7 +8,15 @@ from __future__ import annotations
 from roborally.engine.classic.base import ClassicBase, stage
 from roborally.engine.classic.model import NUM_REGISTERS, ClassicPlayer
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import (
+    ARCHIVED,
+    CARDS_DRAWN,
+    CHECKPOINT_REACHED,
+    DAMAGE_PREVENTED,
+    ELEMENT_STEP,
+    GAME_WON,
+    SHUT_DOWN,
+)
 from roborally.engine.core.geometry import DIRECTIONS, Pos, Turn
 
 
@@ -47,7 +55,7 @@ class ClassicFlags(ClassicBase):
         s = self.s
         grid = self.grid
         total = len(grid.checkpoints)
-        self.emit(EventKind.ELEMENT_STEP, cause="flags")
+        self.emit(ELEMENT_STEP, cause="flags")
         finishers: list[int] = []
         for player in self.in_dock_order():
             seat = player.seat
@@ -61,7 +69,7 @@ class ClassicFlags(ClassicBase):
                     player.checkpoint += 1
                     touched = square
                     self.emit(
-                        EventKind.CHECKPOINT_REACHED,
+                        CHECKPOINT_REACHED,
                         seat=seat,
                         pos=square,
                         amount=player.checkpoint,
@@ -80,7 +88,7 @@ class ClassicFlags(ClassicBase):
             ):
                 player.archive, player.archive_arrow = touched, player.facing
                 self.emit(
-                    EventKind.ARCHIVED,
+                    ARCHIVED,
                     seat=seat,
                     pos=touched,
                     facing=player.facing,
@@ -115,13 +123,13 @@ class ClassicFlags(ClassicBase):
             s.places.extend(ranked)
             if "shared_ties" in s.config.variants:
                 for seat in ranked[1:]:
-                    self.emit(EventKind.GAME_WON, seat=seat, cause="shared")
+                    self.emit(GAME_WON, seat=seat, cause="shared")
             self.finish(ranked[0], "checkpoints")
             return
         for seat in ranked:
             player = self.p(seat)
             s.places.append(seat)
-            self.emit(EventKind.GAME_WON, seat=seat, amount=len(s.places), cause="place")
+            self.emit(GAME_WON, seat=seat, amount=len(s.places), cause="place")
             player.finished = True
             player.pos = None
             player.damage = 0
@@ -159,7 +167,7 @@ class ClassicFlags(ClassicBase):
         s = self.s
         grid = self.grid
         s.register = 0
-        self.emit(EventKind.ELEMENT_STEP, cause="repairs")
+        self.emit(ELEMENT_STEP, cause="repairs")
         for player in self.in_dock_order():
             seat = player.seat
             if player.pos is None:
@@ -183,7 +191,7 @@ class ClassicFlags(ClassicBase):
             player.damage -= removed
             player.fire_locks.clear()
             self.emit(
-                EventKind.DAMAGE_PREVENTED,
+                DAMAGE_PREVENTED,
                 seat=seat,
                 pos=player.pos,
                 amount=removed,
@@ -198,7 +206,7 @@ class ClassicFlags(ClassicBase):
                 if card is not None:
                     player.options.append(card)
                     self.emit(
-                        EventKind.CARDS_DRAWN,
+                        CARDS_DRAWN,
                         seat=seat,
                         card=card.name,
                         amount=1,
@@ -209,7 +217,7 @@ class ClassicFlags(ClassicBase):
             if player.pos is not None and player.has("circuit_breaker") and player.damage >= 3:
                 player.announced = True
                 player.round_flags.add("breaker")
-                self.emit(EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="circuit breaker")
+                self.emit(SHUT_DOWN, seat=seat, pos=player.pos, cause="circuit breaker")
         for player in s.cplayers:
             for register in player.registers:
                 if register.locked and player.pos is not None:
@@ -248,7 +256,5 @@ class ClassicFlags(ClassicBase):
             for seat in stay:
                 player = self.p(seat)
                 player.announced = True
-                self.emit(
-                    EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="stays powered down"
-                )
+                self.emit(SHUT_DOWN, seat=seat, pos=player.pos, cause="stays powered down")
         self.s.stage = "reenter"

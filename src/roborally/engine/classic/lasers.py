@@ -13,7 +13,7 @@ from roborally.engine.classic.base import CHOICE, ClassicBase, Hit, stage
 from roborally.engine.classic.model import HOWITZER_USES, NUM_REGISTERS, ClassicPlayer
 from roborally.engine.core.board import WALL_BIT
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import CARD_REPLACED, CARD_REVEALED, ELEMENT_STEP, SHOT
 from roborally.engine.core.geometry import DIRECTIONS, Direction, Pos
 
 
@@ -134,7 +134,7 @@ class ClassicLasers(ClassicBase):
     def stage_lasers(self) -> None:
         """3.5 D / 5.8-5.9 / 8.4: board and robot lasers fire at once; weapon options are
         declared first in dock order; damage, destruction, pushes, then register effects."""
-        self.emit(EventKind.ELEMENT_STEP, cause="lasers")
+        self.emit(ELEMENT_STEP, cause="lasers")
         occupied = self.occupied_squares()  # nobody moves before the damage
         hits = self.board_laser_fire(occupied)
         shots = self.declare_shots(occupied)
@@ -156,7 +156,7 @@ class ClassicLasers(ClassicBase):
                     targets, last = occupied[index], index
                     break
             self.emit(
-                EventKind.SHOT,
+                SHOT,
                 seat=targets[0] if targets else None,
                 pos=origin,
                 to=grid.pos(last),
@@ -220,7 +220,7 @@ class ClassicLasers(ClassicBase):
             first = shot.groups[0]
             weapon = shot.use.split()[0]
             self.emit(
-                EventKind.SHOT,
+                SHOT,
                 seat=shot.seat,
                 pos=player.pos,
                 to=shot.end,
@@ -274,7 +274,7 @@ class ClassicLasers(ClassicBase):
                 target.fire_locks.add(register)
                 self.update_locks(target)
                 self.emit(
-                    EventKind.CARD_REVEALED,
+                    CARD_REVEALED,
                     seat=target.seat,
                     amount=register,
                     other=shot.seat,
@@ -290,7 +290,7 @@ class ClassicLasers(ClassicBase):
             elif weapon == "radio_control" and target.active and self.p(shot.seat).active:
                 target.controlled_by = shot.seat
                 self.emit(
-                    EventKind.CARD_REPLACED,
+                    CARD_REPLACED,
                     seat=target.seat,
                     other=shot.seat,
                     cause="radio control",

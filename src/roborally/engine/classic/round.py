@@ -17,8 +17,15 @@ from roborally.engine.classic.model import (
     is_rotation,
 )
 from roborally.engine.core.cards import Card
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.decisions import PROGRAM, TIMEOUT, Decision, Prompt
+from roborally.engine.core.events import (
+    CARD_REPLACED,
+    CARDS_DRAWN,
+    DECK_SHUFFLED,
+    PROGRAMMED,
+    ROUND_STARTED,
+    SHUT_DOWN,
+)
 
 
 class ClassicRound(ClassicBase):
@@ -40,7 +47,7 @@ class ClassicRound(ClassicBase):
             player.pd_damage = 0
             player.programmed = False
             player.dealt = 0
-        self.emit(EventKind.ROUND_STARTED, seat=s.priority)
+        self.emit(ROUND_STARTED, seat=s.priority)
         s.stage = "emergency" if self.emergency else "power_down"
 
     @stage
@@ -77,9 +84,7 @@ class ClassicRound(ClassicBase):
         player.damage = 0
         player.fire_locks.clear()
         self.clear_registers(player)
-        self.emit(
-            EventKind.SHUT_DOWN, seat=player.seat, pos=player.pos, amount=removed, cause=cause
-        )
+        self.emit(SHUT_DOWN, seat=player.seat, pos=player.pos, amount=removed, cause=cause)
 
     @stage
     def stage_power_down(self) -> None:
@@ -98,7 +103,7 @@ class ClassicRound(ClassicBase):
         s.program_discard = []
         if not s.stacked:
             s.rng.shuffle(s.program_deck)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(s.program_deck), cause="program deck")
+            self.emit(DECK_SHUFFLED, amount=len(s.program_deck), cause="program deck")
         s.stage = "deal"
 
     def programmers(self) -> list[ClassicPlayer]:
@@ -123,7 +128,7 @@ class ClassicRound(ClassicBase):
                 unseen = len(s.program_deck)
                 while hand and all(is_rotation(c) for c in hand) and unseen > 0:
                     self.emit(
-                        EventKind.CARD_REPLACED,
+                        CARD_REPLACED,
                         seat=player.seat,
                         amount=len(hand),
                         cause="only rotations",
@@ -137,7 +142,7 @@ class ClassicRound(ClassicBase):
                 hand.append(stored)
             player.hand = hand
             player.dealt = len(hand)
-            self.emit(EventKind.CARDS_DRAWN, seat=player.seat, amount=len(hand))
+            self.emit(CARDS_DRAWN, seat=player.seat, amount=len(hand))
         s.stage = "recompile"
 
     @stage
@@ -158,7 +163,7 @@ class ClassicRound(ClassicBase):
                 self.discard_program(player.hand)
                 player.hand = [c for c in (self.draw_program() for _ in range(size)) if c]
                 player.round_flags.add("recompiled")
-                self.emit(EventKind.CARDS_DRAWN, seat=player.seat, amount=size, cause="recompile")
+                self.emit(CARDS_DRAWN, seat=player.seat, amount=size, cause="recompile")
                 self.apply_damage([Hit(player.seat, 1, "recompile")])
         self.s.stage = "first_card" if self.y94 else "program"
 
@@ -219,7 +224,7 @@ class ClassicRound(ClassicBase):
         return Decision(
             f"t{self.s.round}-p{player.seat + 1}-program",
             player.seat,
-            DecisionKind.PROGRAM,
+            PROGRAM,
             Prompt("Program your registers (one card per unlocked register)", "program_classic"),
             (),
             "fill the empty registers at random from the hand",
@@ -257,7 +262,7 @@ class ClassicRound(ClassicBase):
             register.done = []
         player.hand = list(hand.values())  # the cards left, in their order
         player.programmed = True
-        self.emit(EventKind.PROGRAMMED, seat=player.seat)
+        self.emit(PROGRAMMED, seat=player.seat)
 
     @stage
     def stage_store(self) -> None:
@@ -312,6 +317,6 @@ class ClassicRound(ClassicBase):
             for seat in down:
                 player = self.p(seat)
                 player.announced = True
-                self.emit(EventKind.SHUT_DOWN, seat=seat, pos=player.pos, cause="announced")
+                self.emit(SHUT_DOWN, seat=seat, pos=player.pos, cause="announced")
         self.s.register = 1
         self.s.stage = "reveal"

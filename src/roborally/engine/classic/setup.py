@@ -10,7 +10,7 @@ from roborally.engine.classic.cards import option_cards, program_deck
 from roborally.engine.classic.model import LIVES, ClassicPlayer, ClassicState, empty_registers
 from roborally.engine.core.board import Course, Grid, shared_grid
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import CHECKPOINT_REACHED, GAME_STARTED, PLACED
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.rng import make_rng
 from roborally.engine.core.state import GameConfig
@@ -101,17 +101,13 @@ class ClassicSetup(ClassicBase):
                 player.facing = Direction.parse(choice)
                 player.checkpoint = 1
                 player.archive, player.archive_arrow = cp1, player.facing
-                self.emit(
-                    EventKind.PLACED, seat=seat, pos=cp1, facing=player.facing, amount=player.dock
-                )
-                self.emit(EventKind.CHECKPOINT_REACHED, seat=seat, pos=cp1, amount=1)
+                self.emit(PLACED, seat=seat, pos=cp1, facing=player.facing, amount=player.dock)
+                self.emit(CHECKPOINT_REACHED, seat=seat, pos=cp1, amount=1)
                 continue
             space = next(sp for sp in s.grid.start_spaces if sp.number == player.dock)
             player.pos = space.pos
             player.facing = space.facing or self.facing_towards_factory(space.pos)
             player.archive, player.archive_arrow = space.pos, player.facing
-            self.emit(
-                EventKind.PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=player.dock
-            )
-        self.emit(EventKind.GAME_STARTED, seat=s.priority)
+            self.emit(PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=player.dock)
+        self.emit(GAME_STARTED, seat=s.priority)
         s.stage = "round_start"

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 from roborally.engine.core.board import default_start_facing
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, IllegalActionError
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.decisions import PROGRAM, TIMEOUT, Decision, IllegalActionError
+from roborally.engine.core.events import GAME_ENDED, GAME_WON
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Mechanics, Suspend
 from roborally.engine.core.programs import next_units
@@ -50,7 +50,7 @@ class StageDriver(Mechanics):
         timeout stands for the default; programs and the other kinds are the ruleset's."""
         if choice == TIMEOUT:
             return TIMEOUT
-        if decision.kind is DecisionKind.PROGRAM:
+        if decision.kind is PROGRAM:
             return self.validate_program(decision, choice)
         return self.validate_answer(decision, choice)
 
@@ -75,7 +75,7 @@ class StageDriver(Mechanics):
         """The units (card names, or pairs) that may fill the next open register of a program
         that starts with ``prefix``, exactly as :meth:`legal_choices` lists programs, without
         listing them (:func:`roborally.engine.core.programs.next_units`)."""
-        if decision.kind is not DecisionKind.PROGRAM:
+        if decision.kind is not PROGRAM:
             raise ValueError(f"{decision.id} is a {decision.kind.value} decision, not a program")
         pairs = self.LISTS_PAIRS and bool(decision.info.get("pairs"))
         return next_units(decision.info, prefix, pairs=pairs)
@@ -89,7 +89,13 @@ class StageDriver(Mechanics):
         again: the same decisions, in the same order. A ruleset whose questions depend on
         other answers (the classic timer goes to the last programmer) says so here.
         """
-        rest = [d for d in pending if d.id != answered.id]
+        # A loop, not a list comprehension (a function made and called on Python 3.11): this
+        # runs for every action.
+        rest: list[Decision] = []
+        answered_id = answered.id
+        for decision in pending:
+            if decision.id != answered_id:
+                rest.append(decision)
         return rest or None
 
     # ------------------------------------------------------------------ driver
@@ -110,10 +116,19 @@ class StageDriver(Mechanics):
     def ask(self, decisions: list[Decision]) -> dict[str, Any]:
         """The answers to ``decisions``; suspends the stage while any is missing."""
         answers = self.s.answers
-        missing = [d for d in decisions if d.id not in answers]
+        # One loop, not two comprehensions (each a function made and called on Python 3.11):
+        # every question of every stage comes here.
+        missing: list[Decision] = []
+        chosen: dict[str, Any] = {}
+        for decision in decisions:
+            answer = answers.get(decision.id)
+            if answer is None:
+                missing.append(decision)
+            else:
+                chosen[decision.id] = answer.choice
         if missing:
             raise Suspend(missing)
-        return {d.id: answers[d.id].choice for d in decisions}
+        return chosen
 
     def ask_one(self, decision: Decision) -> Any:
         """The answer to one decision (its default on a timeout); suspends until it comes.
@@ -145,5 +160,5 @@ class StageDriver(Mechanics):
         self.s.over = True
         self.s.termination = termination
         if winner is not None:
-            self.emit(EventKind.GAME_WON, seat=winner)
-        self.emit(EventKind.GAME_ENDED, cause=termination)
+            self.emit(GAME_WON, seat=winner)
+        self.emit(GAME_ENDED, cause=termination)

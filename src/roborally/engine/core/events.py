@@ -54,6 +54,46 @@ class EventKind(StrEnum):
     GAME_ENDED = "game_ended"
 
 
+# Every kind as a module constant, as the engine's rules write them: on Python 3.11 reading a
+# member off an enum class (``EventKind.MOVED``) goes through EnumType.__getattr__'s slot hook,
+# about ten times the cost of a module global, and a register emits some 45 events
+# (tests/test_enum_constants.py checks that each is the member of its name).
+GAME_STARTED = EventKind.GAME_STARTED
+ROUND_STARTED = EventKind.ROUND_STARTED
+PHASE_STARTED = EventKind.PHASE_STARTED
+PLACED = EventKind.PLACED
+CARDS_DRAWN = EventKind.CARDS_DRAWN
+DECK_SHUFFLED = EventKind.DECK_SHUFFLED
+PROGRAMMED = EventKind.PROGRAMMED
+SHUT_DOWN = EventKind.SHUT_DOWN
+REGISTER_STARTED = EventKind.REGISTER_STARTED
+CARD_REVEALED = EventKind.CARD_REVEALED
+UPGRADE = EventKind.UPGRADE
+CARD_REPLACED = EventKind.CARD_REPLACED
+CARD_RESOLVED = EventKind.CARD_RESOLVED
+MOVED = EventKind.MOVED
+BLOCKED = EventKind.BLOCKED
+PUSHED = EventKind.PUSHED
+CONVEYED = EventKind.CONVEYED
+ROTATED = EventKind.ROTATED
+ELEMENT_STEP = EventKind.ELEMENT_STEP
+SHOT = EventKind.SHOT
+DAMAGED = EventKind.DAMAGED
+DAMAGE_PREVENTED = EventKind.DAMAGE_PREVENTED
+FELL = EventKind.FELL
+REBOOTED = EventKind.REBOOTED
+DESTROYED = EventKind.DESTROYED
+REENTERED = EventKind.REENTERED
+DISPLACED = EventKind.DISPLACED
+ENERGY_GAINED = EventKind.ENERGY_GAINED
+CHECKPOINT_REACHED = EventKind.CHECKPOINT_REACHED
+ARCHIVED = EventKind.ARCHIVED
+PRIORITY_PASSED = EventKind.PRIORITY_PASSED
+ROUND_ENDED = EventKind.ROUND_ENDED
+GAME_WON = EventKind.GAME_WON
+GAME_ENDED = EventKind.GAME_ENDED
+
+
 # A named tuple: immutable, and the cheapest object to build (a register emits dozens, and the
 # engine builds each one straight from a tuple, see Mechanics.emit).
 class Event(NamedTuple):

@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from roborally.engine.core.board import WALL_BIT, BeltColor
-from roborally.engine.core.events import Event, EventKind
+from roborally.engine.core.events import (
+    BLOCKED,
+    CONVEYED,
+    FELL,
+    MOVED,
+    PUSHED,
+    ROTATED,
+    SHOT,
+    Event,
+    EventKind,
+)
 from roborally.engine.core.geometry import DX, DY, Direction, Pos, Turn
 from roborally.engine.core.state import GameState
 
@@ -39,6 +49,9 @@ class Mechanics:
         self.s = state
         self.grid = state.grid
         self.less_deadly = "less_deadly" in state.config.variants
+        # Set on the instance too: emit reads it for every event, and Python 3.11 reads a
+        # class attribute through an instance without its fast path (about 1% of a game).
+        self.arrival_kinds = type(self).arrival_kinds
 
     # ----------------------------------------------------------------- events
     #: The kinds of event after which :meth:`arrived` hears where a robot went: none here
@@ -122,12 +135,12 @@ class Mechanics:
         if grid.walls[y * width + x] & WALL_BIT[direction] or (
             self.less_deadly and self.exits_course(pos, direction)
         ):
-            self.emit(EventKind.BLOCKED, seat=seat, pos=pos, facing=direction, cause="wall")
+            self.emit(BLOCKED, seat=seat, pos=pos, facing=direction, cause="wall")
             return False
         nx, ny = x + DX[direction], y + DY[direction]
         nxt = _new_tuple(Pos, (nx, ny))
         if not (0 <= nx < width and 0 <= ny < grid.height) or grid.cells[ny * width + nx] is None:
-            self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
+            self.emit(MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
             player.pos = None
             self.fall(seat, pos, nxt, "edge")
             return False
@@ -143,7 +156,7 @@ class Mechanics:
                 return False
             if not moved or self.s.robot_at(nxt) is not None:
                 self.emit(
-                    EventKind.BLOCKED,
+                    BLOCKED,
                     seat=seat,
                     pos=pos,
                     facing=direction,
@@ -151,7 +164,7 @@ class Mechanics:
                     cause="robot",
                 )
                 return False
-        self.emit(EventKind.MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
+        self.emit(MOVED, seat=seat, pos=pos, to=nxt, facing=direction, cause=cause)
         return self.enter(seat, pos, nxt)
 
     def enter(self, seat: int, last: Pos, nxt: Pos) -> bool:
@@ -203,7 +216,7 @@ class Mechanics:
         assert pos is not None
         nxt = pos.step(direction)
         self.emit(
-            EventKind.PUSHED,
+            PUSHED,
             seat=seat,
             pos=pos,
             to=nxt,
@@ -242,7 +255,7 @@ class Mechanics:
     def fall(self, seat: int, last: Pos, into: Pos, kind: str) -> None:
         """The robot left ``last`` into a pit at ``into`` or off the course."""
         board = self.grid.board_index(into) if kind == "pit" else self.grid.board_index(last)
-        self.emit(EventKind.FELL, seat=seat, pos=into, cause=kind)
+        self.emit(FELL, seat=seat, pos=into, cause=kind)
         self.on_fall(seat, into if kind == "pit" else last, board, kind)
 
     def rotate(self, seat: int, turn: Turn, cause: str) -> None:
@@ -255,7 +268,7 @@ class Mechanics:
         before = player.facing
         player.facing = facing
         self.emit(
-            EventKind.ROTATED,
+            ROTATED,
             seat=seat,
             pos=player.pos,
             facing=before,
@@ -315,7 +328,7 @@ class Mechanics:
         off the course it falls; a turning belt piece turns it; a pit takes it."""
         grid = self.grid
         player = self.s.players[seat]
-        self.emit(EventKind.CONVEYED, seat=seat, pos=pos, to=target, facing=out, cause=cause)
+        self.emit(CONVEYED, seat=seat, pos=pos, to=target, facing=out, cause=cause)
         if not grid.is_on_course(target):
             player.pos = None
             self.fall(seat, pos, target, "edge")
@@ -384,7 +397,7 @@ class Mechanics:
             found = nearest.get(number)
             target = None if found is None else found[1]
             self.emit(
-                EventKind.SHOT,
+                SHOT,
                 seat=target,
                 pos=origin,
                 to=grid.beam_ends[number] if found is None else grid.pos(path[found[0]]),

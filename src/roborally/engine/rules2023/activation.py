@@ -6,8 +6,14 @@ pairs, the Haywires, Again, energy gains.
 from __future__ import annotations
 
 from roborally.engine.core.cards import MOVE_EFFECTS, PROGRAMMING_CARDS, Card
-from roborally.engine.core.decisions import Decision, DecisionKind, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.decisions import CARD_ORDER, SIDESTEP, Decision, Prompt
+from roborally.engine.core.events import (
+    CARD_REPLACED,
+    CARD_RESOLVED,
+    CARD_REVEALED,
+    ENERGY_GAINED,
+    REGISTER_STARTED,
+)
 from roborally.engine.core.geometry import Pos, Turn
 from roborally.engine.core.mechanics import Suspend
 from roborally.engine.core.state import MAX_ENERGY, Player, Register
@@ -60,7 +66,7 @@ class Activation2023(Base2023):
     def stage_reveal(self) -> None:
         """4.3.1 step A1: every register card is revealed; SPAM and Again-in-1 are replaced."""
         r = self.s.register
-        self.emit(EventKind.REGISTER_STARTED)
+        self.emit(REGISTER_STARTED)
         order = self.s.turn_order()
         for seat in order:
             player = self.s.players[seat]
@@ -70,7 +76,7 @@ class Activation2023(Base2023):
             register.revealed = True
             register.locked = False
             for card in register.cards:
-                self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r)
+                self.emit(CARD_REVEALED, seat=seat, card=card.name, amount=r)
             if len(register.cards) != 1:
                 continue  # a Crab Legs pair: a Move 1 and a Rotate card, nothing to replace
             name = register.cards[0].name
@@ -108,7 +114,7 @@ class Activation2023(Base2023):
                 replacement = self.draw(player)
                 player.discard.append(card)
             self.emit(
-                EventKind.CARD_REPLACED,
+                CARD_REPLACED,
                 seat=player.seat,
                 card=card.name,
                 cause=replacement.name if replacement else "empty deck",
@@ -388,11 +394,11 @@ class Activation2023(Base2023):
             if len(cards) == 2 and all(c.name in PROGRAMMING_CARDS for c in cards):
                 # Crab Legs (000: 733-735): a sidestep instead of both cards' effects.
                 rotation = next(c.name for c in cards if c.name != "move1")
-                self.emit(EventKind.CARD_RESOLVED, seat=seat, card=f"move1+{rotation}")
+                self.emit(CARD_RESOLVED, seat=seat, card=f"move1+{rotation}")
                 self.perform(seat, self.crab_effect(cards), register)
             else:
                 card = cards[0]
-                self.emit(EventKind.CARD_RESOLVED, seat=seat, card=card.name)
+                self.emit(CARD_RESOLVED, seat=seat, card=card.name)
                 effect = self._card_effects[card.name]  # effect_of(), once a card a register
                 if effect == "two_cards":
                     self.resolve_two_cards(seat, register)
@@ -433,7 +439,7 @@ class Activation2023(Base2023):
             card = self.draw(player)
             if card is None:
                 break
-            self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=r, cause="haywire")
+            self.emit(CARD_REVEALED, seat=seat, card=card.name, amount=r, cause="haywire")
             replacement = self.replace_revealed(player, card, r)
             if replacement.uid >= 0:
                 register.cards.append(replacement)
@@ -444,7 +450,7 @@ class Activation2023(Base2023):
         return Decision(
             self.did(f"p{seat + 1}-card_order"),
             seat,
-            DecisionKind.CARD_ORDER,
+            CARD_ORDER,
             Prompt(
                 f"Resolve {drawn[0].name} and {drawn[1].name} in which order?",
                 "card_order",
@@ -526,7 +532,7 @@ class Activation2023(Base2023):
         return Decision(
             self.did(f"p{seat + 1}-sidestep-{action}"),
             seat,
-            DecisionKind.SIDESTEP,
+            SIDESTEP,
             Prompt("Move 2 to the left or to the right?", "sidestep"),
             ("LEFT", "RIGHT"),
             "left",
@@ -542,6 +548,4 @@ class Activation2023(Base2023):
             return  # 12-D1: no energy in the lighter game
         gained = min(MAX_ENERGY, player.energy + amount) - player.energy
         player.energy += gained
-        self.emit(
-            EventKind.ENERGY_GAINED, seat=player.seat, pos=player.pos, amount=gained, cause=cause
-        )
+        self.emit(ENERGY_GAINED, seat=player.seat, pos=player.pos, amount=gained, cause=cause)

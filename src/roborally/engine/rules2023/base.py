@@ -15,10 +15,10 @@ from functools import cache
 from typing import Any, TypeVar
 
 from roborally.engine.core.board import BeltColor
-from roborally.engine.core.cards import PROGRAMMING_CARDS, Card, CardType
+from roborally.engine.core.cards import PROGRAMMING, PROGRAMMING_CARDS, Card, CardType
 from roborally.engine.core.decisions import Decision, DecisionKind
 from roborally.engine.core.driver import StageDriver
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import DECK_SHUFFLED, UPGRADE
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Suspend
 from roborally.engine.core.state import GameState, Player, Register
@@ -68,7 +68,7 @@ class Base2023(StageDriver):
         # up for every card drawn, discarded or resolved; a programming card's name wins.
         damage = state.config.damage_deck.cards
         self._card_types = {c.name: c.type for c in damage}
-        self._card_types.update((name, CardType.PROGRAMMING) for name in PROGRAMMING_CARDS)
+        self._card_types.update((name, PROGRAMMING) for name in PROGRAMMING_CARDS)
         self._card_effects = {c.name: c.effect for c in damage}
         self._card_effects.update((name, name) for name in PROGRAMMING_CARDS)
 
@@ -213,7 +213,7 @@ class Base2023(StageDriver):
         """An upgrade card changes place or is used (``cause`` says what happened)."""
         player = self.s.players[seat]
         self.emit(
-            EventKind.UPGRADE,
+            UPGRADE,
             seat=seat,
             pos=player.pos,
             card=card,
@@ -265,7 +265,7 @@ class Base2023(StageDriver):
             self.s.upgrade_deck = self.s.upgrade_discard
             self.s.upgrade_discard = []
             self.s.upgrade_rng.shuffle(self.s.upgrade_deck)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(self.s.upgrade_deck), cause="upgrade")
+            self.emit(DECK_SHUFFLED, amount=len(self.s.upgrade_deck), cause="upgrade")
         return self.s.upgrade_deck.pop()
 
     def register_key(self) -> int:

@@ -10,10 +10,18 @@ from collections.abc import Iterator
 from itertools import permutations
 from typing import Any
 
-from roborally.engine.core.cards import CardType
+from roborally.engine.core.cards import HAYWIRE
 from roborally.engine.core.decisions import (
+    BLOCK_START,
+    CARD_ORDER,
+    PROGRAM,
+    REBOOT_FACING,
+    SHUTDOWN,
+    SIDESTEP,
+    START_SPACE,
+    UPGRADE,
+    UPGRADE_PHASE,
     Decision,
-    DecisionKind,
     IllegalActionError,
     InvalidActionError,
 )
@@ -22,7 +30,7 @@ from roborally.engine.core.view import ViewMemo, observation
 from roborally.engine.rules2023.base import Base2023
 
 #: Decision kinds whose choice is one of a few option strings.
-STRING_KINDS = (DecisionKind.UPGRADE_PHASE, DecisionKind.UPGRADE)
+STRING_KINDS = (UPGRADE_PHASE, UPGRADE)
 
 
 class Choices2023(Base2023):
@@ -56,7 +64,7 @@ class Choices2023(Base2023):
                 f"{decision.id}: {choice!r} is not a legal choice; choose one of "
                 + ", ".join(repr(o) for o in decision.options)
             )
-        if decision.kind is DecisionKind.CARD_ORDER:
+        if decision.kind is CARD_ORDER:
             if not isinstance(choice, (list, tuple)) or not all(isinstance(c, int) for c in choice):
                 raise InvalidActionError(f"{decision.id}: the order must be a list of positions")
             if tuple(choice) not in decision.options:
@@ -64,21 +72,18 @@ class Choices2023(Base2023):
                     f"{decision.id}: {list(choice)} is not one of {list(decision.options)}"
                 )
             return tuple(choice)
-        if isinstance(choice, str) and decision.kind in (
-            DecisionKind.REBOOT_FACING,
-            DecisionKind.SIDESTEP,
-        ):
+        if isinstance(choice, str) and decision.kind in (REBOOT_FACING, SIDESTEP):
             choice = choice.strip().upper()
         if isinstance(choice, list):
             choice = tuple(choice)
-        if decision.kind in (DecisionKind.START_SPACE, DecisionKind.BLOCK_START):
+        if decision.kind in (START_SPACE, BLOCK_START):
             if isinstance(choice, str) and choice.strip().isdigit():
                 choice = int(choice)
             if isinstance(choice, bool) or not isinstance(choice, int):
                 raise InvalidActionError(
                     f"{decision.id}: a start space is a number, got {choice!r}"
                 )
-        if decision.kind is DecisionKind.SHUTDOWN and not isinstance(choice, bool):
+        if decision.kind is SHUTDOWN and not isinstance(choice, bool):
             raise InvalidActionError(f"{decision.id}: answer true or false, got {choice!r}")
         return self.one_of_options(decision, choice)
 
@@ -146,7 +151,7 @@ class Choices2023(Base2023):
 
     def default_choice(self, decision: Decision) -> Any:
         """What a timed-out or absent player does (random fill for programs, spec 11.1.6)."""
-        if decision.kind is DecisionKind.PROGRAM:
+        if decision.kind is PROGRAM:
             hand = list(decision.info["hand"])
             self.s.rng.shuffle(hand)
             forced = list(decision.info.get("forced", []))
@@ -168,15 +173,15 @@ class Choices2023(Base2023):
                 for i, name in zip(slots, names, strict=True):
                     program[i] = name
             return tuple(program)
-        if decision.kind is DecisionKind.SHUTDOWN:
+        if decision.kind is SHUTDOWN:
             return False
-        if decision.kind is DecisionKind.BLOCK_START:
+        if decision.kind is BLOCK_START:
             return decision.options[-1]
         return decision.options[0]
 
     def legal_choices(self, decision: Decision) -> Iterator[Any]:
         """Every legal choice of a decision (programs: every distinct assignment of hand cards)."""
-        if decision.kind is not DecisionKind.PROGRAM:
+        if decision.kind is not PROGRAM:
             yield from decision.options
             return
         locked = decision.info["locked"]
@@ -211,7 +216,7 @@ class Choices2023(Base2023):
         if self.s.upgrades and self.has(player, "crab_legs"):
             info["pairs"] = True
         types = self._card_types  # card_type() without a call per card
-        forced = [c.name for c in player.hand if types[c.name] is CardType.HAYWIRE]
+        forced = [c.name for c in player.hand if types[c.name] is HAYWIRE]
         if forced:
             info["forced"] = forced
         return info

@@ -5,9 +5,16 @@ reboot space, moving robots off it (8.5, 8.6, 12-C1).
 
 from __future__ import annotations
 
-from roborally.engine.core.cards import Card, CardType
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.cards import HAYWIRE, SPAM, Card
+from roborally.engine.core.decisions import REBOOT_FACING, TIMEOUT, Decision, Prompt
+from roborally.engine.core.events import (
+    DAMAGE_PREVENTED,
+    DAMAGED,
+    DECK_SHUFFLED,
+    DISPLACED,
+    REBOOTED,
+    REENTERED,
+)
 from roborally.engine.core.geometry import FACING_LETTERS, Direction, Pos, Turn
 from roborally.engine.core.state import Player
 from roborally.engine.rules2023.base import Base2023
@@ -27,7 +34,7 @@ class Damage2023(Base2023):
             card = self.draw_damage()
             if card is None:
                 self.s.no_damage_register = key  # 12-B14: nobody takes damage this register
-                self.emit(EventKind.DAMAGE_PREVENTED, seat=seat, cause="damage deck empty")
+                self.emit(DAMAGE_PREVENTED, seat=seat, cause="damage deck empty")
                 return
             self.receive_damage(player, card, cause)
 
@@ -38,7 +45,7 @@ class Damage2023(Base2023):
             self.s.damage_deck = self.s.damage_discard
             self.s.damage_discard = []
             self.s.rng.shuffle(self.s.damage_deck)
-            self.emit(EventKind.DECK_SHUFFLED, amount=len(self.s.damage_deck), cause="damage")
+            self.emit(DECK_SHUFFLED, amount=len(self.s.damage_deck), cause="damage")
         return self.s.damage_deck.pop()
 
     def receive_damage(self, player: Player, card: Card, cause: str) -> None:
@@ -46,7 +53,7 @@ class Damage2023(Base2023):
         kind = self.card_type(card)
         placed = "discard"
         facedown = False
-        if kind is CardType.SPAM:
+        if kind is SPAM:
             player.discard.append(card)
         else:
             register = player.registers[max(self.s.register, 1) - 1]
@@ -58,7 +65,7 @@ class Damage2023(Base2023):
                 self.s.damage_discard.append(card)
                 placed = "damage discard"
         self.emit(
-            EventKind.DAMAGED,
+            DAMAGED,
             seat=player.seat,
             pos=player.pos,
             card=card.name,
@@ -72,7 +79,7 @@ class Damage2023(Base2023):
         player = self.s.players[seat]
         if self.s.upgrades and self.has(player, "deflector_shield"):
             if player.shield == self.register_key():
-                self.emit(EventKind.DAMAGE_PREVENTED, seat=seat, cause="deflector shield")
+                self.emit(DAMAGE_PREVENTED, seat=seat, cause="deflector shield")
                 return
             if player.energy >= 1:
                 choice = self.ask_choice(
@@ -93,7 +100,7 @@ class Damage2023(Base2023):
                     self.spend(player, 1)
                     player.shield = self.register_key()
                     self.upgrade_event(seat, "deflector_shield", "used", amount=1)
-                    self.emit(EventKind.DAMAGE_PREVENTED, seat=seat, cause="deflector shield")
+                    self.emit(DAMAGE_PREVENTED, seat=seat, cause="deflector shield")
                     return
         self.deal_damage(seat, amount, cause)
 
@@ -125,7 +132,7 @@ class Damage2023(Base2023):
         player.hand = []
         player.rebooted_this_round = True
         self.emit(
-            EventKind.REBOOTED,
+            REBOOTED,
             seat=seat,
             pos=player.reentry,
             facing=player.reentry_arrow,
@@ -135,7 +142,7 @@ class Damage2023(Base2023):
 
     def discard_on_reboot(self, player: Player, card: Card) -> None:
         """8.2: Haywires to the damage discard; SPAM and regular cards to the own discard."""
-        if self.card_type(card) is CardType.HAYWIRE:
+        if self.card_type(card) is HAYWIRE:
             self.s.damage_discard.append(card)
         else:
             player.discard.append(card)
@@ -160,7 +167,7 @@ class Damage2023(Base2023):
         decision = Decision(
             self.did(f"p{seat + 1}-reboot_facing"),
             seat,
-            DecisionKind.REBOOT_FACING,
+            REBOOT_FACING,
             Prompt("Your robot re-enters the board: choose its facing", "reenter_facing"),
             FACING_LETTERS,
             "face along the reboot token's arrow",
@@ -180,7 +187,7 @@ class Damage2023(Base2023):
         player.pos = target
         player.facing = facing
         player.reentry = None
-        self.emit(EventKind.REENTERED, seat=player.seat, pos=target, to_facing=facing)
+        self.emit(REENTERED, seat=player.seat, pos=target, to_facing=facing)
         if self.s.grid.pits[self.s.grid.index(target)]:
             player.pos = None
             self.fall(player.seat, target, target, "pit")
@@ -203,7 +210,7 @@ class Damage2023(Base2023):
             pos = player.pos
             assert pos is not None
             nxt = pos.step(arrow)
-            self.emit(EventKind.DISPLACED, seat=seat, pos=pos, to=nxt, facing=arrow)
+            self.emit(DISPLACED, seat=seat, pos=pos, to=nxt, facing=arrow)
             if not self.s.grid.is_on_course(nxt):
                 player.pos = None
                 self.fall(seat, pos, nxt, "edge")

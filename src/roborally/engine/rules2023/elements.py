@@ -6,7 +6,7 @@ checkpoints (Self-Diagnostics) and dynamic archiving.
 from __future__ import annotations
 
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import ARCHIVED, CARD_REPLACED, CHECKPOINT_REACHED, ELEMENT_STEP
 from roborally.engine.core.state import NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import BLUE, GREEN, Base2023
 
@@ -18,14 +18,14 @@ class Elements2023(Base2023):
     def stage_board(self) -> None:
         """4.3.2 step B, elements 1-4: belts, push panels, gears (no decisions here)."""
         r = self.s.register
-        self.emit(EventKind.ELEMENT_STEP, cause="blue belts")
+        self.emit(ELEMENT_STEP, cause="blue belts")
         self.convey(BLUE, "blue belt")
         self.convey(BLUE, "blue belt")
-        self.emit(EventKind.ELEMENT_STEP, cause="green belts")
+        self.emit(ELEMENT_STEP, cause="green belts")
         self.convey(GREEN, "green belt")
-        self.emit(EventKind.ELEMENT_STEP, cause="push panels")
+        self.emit(ELEMENT_STEP, cause="push panels")
         self.push_panels(r)
-        self.emit(EventKind.ELEMENT_STEP, cause="gears")
+        self.emit(ELEMENT_STEP, cause="gears")
         self.gears()
         self.s.stage = "lasers"
 
@@ -35,7 +35,7 @@ class Elements2023(Base2023):
             self.attempt(None, self.board_lasers, asks=self.board_lasers_may_ask())
         else:
             self.board_lasers()
-        self.emit(EventKind.ELEMENT_STEP, cause="robot lasers")
+        self.emit(ELEMENT_STEP, cause="robot lasers")
         self.s.order = self.s.turn_order()
         self.s.turn = 0
         self.s.stage = "weapons"
@@ -56,7 +56,7 @@ class Elements2023(Base2023):
         return False
 
     def board_lasers(self) -> None:
-        self.emit(EventKind.ELEMENT_STEP, cause="board lasers")
+        self.emit(ELEMENT_STEP, cause="board lasers")
         hits = self.board_laser_hits()
         for seat in self.s.turn_order():
             if seat in hits:
@@ -93,9 +93,9 @@ class Elements2023(Base2023):
 
     def register_end(self) -> None:
         r = self.s.register
-        self.emit(EventKind.ELEMENT_STEP, cause="batteries")
+        self.emit(ELEMENT_STEP, cause="batteries")
         self.batteries()
-        self.emit(EventKind.ELEMENT_STEP, cause="checkpoints")
+        self.emit(ELEMENT_STEP, cause="checkpoints")
         reached = self.checkpoints()
         if self.s.over:
             return
@@ -137,7 +137,7 @@ class Elements2023(Base2023):
                 player.checkpoint += 1
                 reached.append(seat)
                 self.emit(
-                    EventKind.CHECKPOINT_REACHED,
+                    CHECKPOINT_REACHED,
                     seat=seat,
                     pos=player.pos,
                     amount=player.checkpoint,
@@ -163,7 +163,7 @@ class Elements2023(Base2023):
             if on_marker and moved:
                 player.archive = player.pos
                 player.archive_arrow = player.facing
-                self.emit(EventKind.ARCHIVED, seat=seat, pos=player.pos, facing=player.facing)
+                self.emit(ARCHIVED, seat=seat, pos=player.pos, facing=player.facing)
 
     # ===================================================== upgrades of step B/C
     def energy_conversion(self, seat: int) -> None:
@@ -213,4 +213,4 @@ class Elements2023(Base2023):
         pile.remove(card)
         player.removed.append(card)
         self.upgrade_event(seat, "self_diagnostics", "used")
-        self.emit(EventKind.CARD_REPLACED, seat=seat, card=name, cause="removed from the game")
+        self.emit(CARD_REPLACED, seat=seat, card=name, cause="removed from the game")

@@ -4,9 +4,17 @@ programming, discarding, shutting down (4.2, 8.8) and the end of the round (4.4)
 
 from __future__ import annotations
 
-from roborally.engine.core.cards import Card, CardType
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.cards import HAYWIRE, SPAM, Card
+from roborally.engine.core.decisions import PROGRAM, SHUTDOWN, TIMEOUT, Decision, Prompt
+from roborally.engine.core.events import (
+    CARDS_DRAWN,
+    DECK_SHUFFLED,
+    PRIORITY_PASSED,
+    PROGRAMMED,
+    ROUND_ENDED,
+    ROUND_STARTED,
+    SHUT_DOWN,
+)
 from roborally.engine.core.state import HAND_SIZE, NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import Base2023
 
@@ -34,7 +42,7 @@ class Round2023(Base2023):
             player.drew = False
             player.installed_now = False
         self.reset_windows()
-        self.emit(EventKind.ROUND_STARTED, seat=self.s.priority)
+        self.emit(ROUND_STARTED, seat=self.s.priority)
         self.return_memory()  # Memory Cards: at the start of the upgrade phase (000: 727)
         self.s.stage = "upgrade"
 
@@ -43,7 +51,7 @@ class Round2023(Base2023):
         for seat in self.s.turn_order():
             player = self.s.players[seat]
             drawn = self.draw_into_hand(player, self.hand_size(player) - len(player.hand))
-            self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=drawn)
+            self.emit(CARDS_DRAWN, seat=seat, amount=drawn)
         if self.s.upgrades:
             self.spam_filter()
         self.reset_windows()
@@ -81,7 +89,7 @@ class Round2023(Base2023):
         player.deck = player.discard
         player.discard = []
         self.s.rng.shuffle(player.deck)
-        self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        self.emit(DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
         return True
 
     def program_id(self, player: Player) -> str:
@@ -92,7 +100,7 @@ class Round2023(Base2023):
         return Decision(
             self.program_id(player),
             player.seat,
-            DecisionKind.PROGRAM,
+            PROGRAM,
             PROGRAM_PROMPT,
             (),
             "fill the empty registers at random from the hand",
@@ -132,7 +140,7 @@ class Round2023(Base2023):
                 cards.append(player.hand.pop(at))
             player.registers[index].cards = cards
         player.programmed = True
-        self.emit(EventKind.PROGRAMMED, seat=player.seat)
+        self.emit(PROGRAMMED, seat=player.seat)
         if not (self.s.upgrades and self.has(player, "memory_cards")):
             self.discard_hand(player)  # Memory Cards first (stage_memory)
 
@@ -143,7 +151,7 @@ class Round2023(Base2023):
         keep: list[Card] = []
         for card in player.hand:
             kind = types[card.name]
-            if kind is CardType.HAYWIRE or (kind is CardType.SPAM and not less_spam):
+            if kind is HAYWIRE or (kind is SPAM and not less_spam):
                 keep.append(card)
             else:
                 player.discard.append(card)
@@ -166,7 +174,7 @@ class Round2023(Base2023):
         return Decision(
             decision_id,
             seat,
-            DecisionKind.SHUTDOWN,
+            SHUTDOWN,
             SHUTDOWN_PROMPT,
             (False, True),
             "no shutdown",
@@ -191,7 +199,7 @@ class Round2023(Base2023):
         player.hand = []
         player.discard = to_discard
         self.s.damage_discard.extend(damage)
-        self.emit(EventKind.SHUT_DOWN, seat=player.seat, pos=player.pos, amount=len(damage))
+        self.emit(SHUT_DOWN, seat=player.seat, pos=player.pos, amount=len(damage))
 
     def stage_end_round(self) -> None:
         """4.4: pass the priority token left; clear face-up register cards."""
@@ -200,7 +208,7 @@ class Round2023(Base2023):
         n = len(self.s.players)
         before = self.s.priority
         self.s.priority = (before + 1) % n
-        self.emit(EventKind.PRIORITY_PASSED, seat=self.s.priority, other=before)
+        self.emit(PRIORITY_PASSED, seat=self.s.priority, other=before)
         types = self._card_types  # card_type() without a call per card
         for player in self.s.players:
             for register in player.registers:
@@ -224,7 +232,7 @@ class Round2023(Base2023):
                 player.discard = []
                 player.hand = keep
                 self.s.rng.shuffle(player.deck)
-                self.emit(EventKind.DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
-        self.emit(EventKind.ROUND_ENDED)
+                self.emit(DECK_SHUFFLED, seat=player.seat, amount=len(player.deck))
+        self.emit(ROUND_ENDED)
         self.s.register = 0
         self.s.stage = "round_start"

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from roborally.engine.core.board import Course, Grid, shared_grid
 from roborally.engine.core.cards import PROGRAMMING_CARDS
-from roborally.engine.core.decisions import Decision, DecisionKind, IllegalActionError, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.decisions import (
+    BLOCK_START,
+    START_SPACE,
+    Decision,
+    IllegalActionError,
+    Prompt,
+)
+from roborally.engine.core.events import GAME_STARTED, PLACED
 from roborally.engine.core.geometry import Pos
 from roborally.engine.core.rng import UPGRADE_STREAM, make_rng
 from roborally.engine.core.state import (
@@ -92,7 +98,7 @@ class Setup2023(Base2023):
                 decision = Decision(
                     f"t0-p{seat + 1}-block_start",
                     seat,
-                    DecisionKind.BLOCK_START,
+                    BLOCK_START,
                     Prompt("Block a start space with your energy cube", "block_start"),
                     tuple(free),
                     "the highest-numbered free start space",
@@ -124,7 +130,7 @@ class Setup2023(Base2023):
             decision = Decision(
                 f"t0-p{seat + 1}-start_space",
                 seat,
-                DecisionKind.START_SPACE,
+                START_SPACE,
                 Prompt("Choose your start space", "start_space"),
                 tuple(free),
                 "the lowest-numbered free start space",
@@ -136,10 +142,8 @@ class Setup2023(Base2023):
             player.facing = space.facing or self.facing_towards_factory(space.pos)
             player.archive = space.pos
             player.archive_arrow = player.facing
-            self.emit(
-                EventKind.PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=number
-            )
+            self.emit(PLACED, seat=seat, pos=space.pos, facing=player.facing, amount=number)
             self.s.turn += 1
         self.s.turn = 0
-        self.emit(EventKind.GAME_STARTED, seat=self.s.priority)
+        self.emit(GAME_STARTED, seat=self.s.priority)
         self.s.stage = "round_start"

@@ -5,9 +5,9 @@ All Aboard), Abort Switch, Lucky Booster, Recharge and Re-Initialize.
 
 from __future__ import annotations
 
-from roborally.engine.core.cards import Card, CardType
+from roborally.engine.core.cards import HAYWIRE, Card
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import CARD_REPLACED, CARD_REVEALED, MOVED
 from roborally.engine.core.geometry import DIRECTIONS, Direction
 from roborally.engine.core.state import MAX_ENERGY, Player, Register
 from roborally.engine.rules2023.base import BLUE, GREEN, Base2023
@@ -106,8 +106,8 @@ class TurnWindows2023(Base2023):
             a, b = player.pos, other.pos
             assert a is not None and b is not None
             player.pos, other.pos = b, a
-            self.emit(EventKind.MOVED, seat=seat, pos=a, to=b, cause="switch")
-            self.emit(EventKind.MOVED, seat=other.seat, pos=b, to=a, cause="switch")
+            self.emit(MOVED, seat=seat, pos=a, to=b, cause="switch")
+            self.emit(MOVED, seat=other.seat, pos=b, to=a, cause="switch")
         elif verb == "use":
             name = arg.partition(" ")[0]
             if name in ("recharge", "re_initialize"):
@@ -163,14 +163,14 @@ class TurnWindows2023(Base2023):
         self.replace_register(player, register)
         card = self.draw(player)
         self.emit(
-            EventKind.CARD_REPLACED,
+            CARD_REPLACED,
             seat=seat,
             card=old,
             cause=card.name if card else "empty deck",
         )
         if card is None:
             return
-        self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, amount=self.s.register)
+        self.emit(CARD_REVEALED, seat=seat, card=card.name, amount=self.s.register)
         card = self.replace_revealed(player, card, self.s.register)
         register.cards = [card] if card.uid >= 0 else []
 
@@ -183,8 +183,8 @@ class TurnWindows2023(Base2023):
             card = self.draw_damage()
             if card is None:
                 break
-            self.emit(EventKind.CARD_REVEALED, seat=seat, card=card.name, cause="lucky booster")
-            if self.card_type(card) is CardType.HAYWIRE:
+            self.emit(CARD_REVEALED, seat=seat, card=card.name, cause="lucky booster")
+            if self.card_type(card) is HAYWIRE:
                 found = card
                 break
             self.s.damage_discard.append(card)
@@ -207,6 +207,6 @@ class TurnWindows2023(Base2023):
             old = " ".join(c.name for c in register.cards)
             self.replace_register(player, register)
             register.cards = [found]
-            self.emit(EventKind.CARD_REPLACED, seat=seat, card=old, cause=found.name)
+            self.emit(CARD_REPLACED, seat=seat, card=old, cause=found.name)
         else:
             self.s.damage_discard.append(found)

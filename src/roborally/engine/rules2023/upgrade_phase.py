@@ -8,8 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain
 
-from roborally.engine.core.decisions import TIMEOUT, Decision, DecisionKind, Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.decisions import (
+    TIMEOUT,
+    UPGRADE,
+    UPGRADE_PHASE,
+    Decision,
+    DecisionKind,
+    Prompt,
+)
+from roborally.engine.core.events import CARD_REVEALED, CARDS_DRAWN, DECK_SHUFFLED
 from roborally.engine.core.state import MAX_ENERGY, Player
 from roborally.engine.rules2023.base import MAX_INSTALLED, Base2023, is_permanent, upgrade_specs
 
@@ -136,7 +143,7 @@ class UpgradePhase2023(Base2023):
                 "upgrade",
                 self.upgrade_options,
                 self.apply_upgrade_action,
-                DecisionKind.UPGRADE_PHASE,
+                UPGRADE_PHASE,
                 Prompt(
                     "Upgrade phase: draw, install, uninstall, use a temporary upgrade, or done",
                     "upgrade_phase",
@@ -208,7 +215,7 @@ class UpgradePhase2023(Base2023):
             self.spend(player, 1)
             player.reserve.append(card)
             player.drew = True
-            self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=1, cause="upgrade deck")
+            self.emit(CARDS_DRAWN, seat=seat, amount=1, cause="upgrade deck")
         elif verb == "install":
             card = next(c for c in player.reserve if c.name == rest)
             cost = upgrade_specs()[rest].cost
@@ -286,9 +293,7 @@ class UpgradePhase2023(Base2023):
                     break
                 player.hand.append(new)
                 drawn_count += 1
-            self.emit(
-                EventKind.CARDS_DRAWN, seat=seat, amount=drawn_count, cause="calibration protocol"
-            )
+            self.emit(CARDS_DRAWN, seat=seat, amount=drawn_count, cause="calibration protocol")
         elif name == "re_initialize":
             target = int(arg[1:]) - 1
             self.use_temporary(seat, name, other=target)
@@ -311,7 +316,7 @@ class UpgradePhase2023(Base2023):
                 break
             player.hand.append(card)
             drawn.append(card.name)
-        self.emit(EventKind.CARDS_DRAWN, seat=seat, amount=len(drawn), cause="memory swap")
+        self.emit(CARDS_DRAWN, seat=seat, amount=len(drawn), cause="memory swap")
         suggestions = list(reversed(drawn))
         for left in range(min(3, len(player.hand)), 0, -1):
             names = sorted({c.name for c in player.hand})
@@ -344,7 +349,7 @@ class UpgradePhase2023(Base2023):
                 "program_window",
                 lambda p: _options(["done"], self.any_time_options(p, upgrade_phase=False)),
                 lambda p, c: self.use_any_time(p, c.partition(" ")[2]),
-                DecisionKind.UPGRADE,
+                UPGRADE,
                 Prompt("Use a temporary upgrade before programming?", "temporary"),
             )
         self.s.stage = "program"
@@ -356,7 +361,7 @@ class UpgradePhase2023(Base2023):
                 "memory_cards",
                 self.memory_options,
                 self.store_memory,
-                DecisionKind.UPGRADE,
+                UPGRADE,
                 Prompt(
                     "Memory Cards: park a card from your hand until the next upgrade phase?",
                     "memory_cards",
@@ -384,7 +389,7 @@ class UpgradePhase2023(Base2023):
             if player.memory:
                 player.hand.extend(player.memory)
                 self.emit(
-                    EventKind.CARDS_DRAWN,
+                    CARDS_DRAWN,
                     seat=player.seat,
                     amount=len(player.memory),
                     cause="memory cards",
@@ -401,11 +406,11 @@ class UpgradePhase2023(Base2023):
                 player.deck = player.discard
                 player.discard = []
                 self.s.rng.shuffle(player.deck)
-                self.emit(EventKind.DECK_SHUFFLED, seat=seat, amount=len(player.deck))
+                self.emit(DECK_SHUFFLED, seat=seat, amount=len(player.deck))
             if player.deck:
                 player.top_visible = True
                 self.emit(
-                    EventKind.CARD_REVEALED,
+                    CARD_REVEALED,
                     seat=seat,
                     card=player.deck[-1].name,
                     cause="spam filter",

@@ -6,7 +6,7 @@ order fires its main laser (Laser Kata, Rail Gun, Double-Barrel) or one replacem
 from __future__ import annotations
 
 from roborally.engine.core.decisions import Prompt
-from roborally.engine.core.events import EventKind
+from roborally.engine.core.events import CARD_REPLACED, DISPLACED, SHOT
 from roborally.engine.core.geometry import DX, DY, Direction, Pos, Turn
 from roborally.engine.core.state import NUM_REGISTERS, Player
 from roborally.engine.rules2023.base import Base2023
@@ -205,7 +205,7 @@ class Weapons2023(Base2023):
         player = self.s.players[seat]
         for direction, targets, end, damage, cause in shots:
             self.emit(
-                EventKind.SHOT,
+                SHOT,
                 seat=seat,
                 pos=player.pos,
                 to=end,
@@ -241,7 +241,7 @@ class Weapons2023(Base2023):
         else:
             self.upgrade_event(seat, name, "used", other=target)
         self.emit(
-            EventKind.SHOT,
+            SHOT,
             seat=seat,
             pos=player.pos,
             to=end,
@@ -278,7 +278,7 @@ class Weapons2023(Base2023):
         register.locked = False
         register.revealed = False
         card = self.draw(player)
-        self.emit(EventKind.CARD_REPLACED, seat=target, card=old, cause="scrambler")
+        self.emit(CARD_REPLACED, seat=target, card=old, cause="scrambler")
         if card is not None:
             register.cards = [card]
 
@@ -303,4 +303,4 @@ class Weapons2023(Base2023):
             return  # displaced into a pit by its own chain (cannot happen on a reboot token)
         start = player.pos
         player.pos = dest
-        self.emit(EventKind.DISPLACED, seat=target, pos=start, to=dest, cause="displacing blast")
+        self.emit(DISPLACED, seat=target, pos=start, to=dest, cause="displacing blast")
