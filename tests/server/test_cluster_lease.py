@@ -128,3 +128,19 @@ def test_the_bus_delivers_in_order_to_the_right_process(redis_url: str) -> None:
             await b.stop()
 
     run(redis_url, check)
+
+
+def test_calls_beyond_the_connection_limit_wait_for_a_free_connection(redis_url: str) -> None:
+    """Many sockets opening at once look leases up together: beyond the pool's connections
+    the calls wait instead of failing (the default pool raised MaxConnectionsError)."""
+    from roborally.server.cluster.node import redis_client
+
+    async def main() -> None:
+        client = redis_client(redis_url, max_connections=2)
+        try:
+            replies = await asyncio.gather(*(client.get(f"missing-{n}") for n in range(50)))
+            assert replies == [None] * 50
+        finally:
+            await client.aclose()
+
+    run_fresh_loop(main())

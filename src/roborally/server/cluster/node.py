@@ -82,6 +82,22 @@ class Settings:
     call_seconds: float = 10.0  # how long a relayed HTTP call waits for the owner's answer
 
 
+#: Redis connections one process opens at most; more calls at once wait for a free one.
+REDIS_CONNECTIONS = 64
+
+
+def redis_client(url: str, max_connections: int = REDIS_CONNECTIONS, wait: float = 10.0) -> Any:
+    """A Redis client whose calls wait (up to ``wait`` seconds) for a free connection when
+    ``max_connections`` are busy. The default pool raises at its limit instead: hundreds of
+    sockets opening at once then failed their lease lookups (seen by ``make scale``)."""
+    import redis.asyncio as aioredis
+
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=wait
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
 class ClusterNode:
     """This process's part of the cluster (``GameServer.cluster`` in scale-out mode)."""
 
@@ -111,10 +127,9 @@ class ClusterNode:
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
-        import redis.asyncio as aioredis
 
         self.loop = asyncio.get_running_loop()
-        self.redis = aioredis.Redis.from_url(self.redis_url)
+        self.redis = redis_client(self.redis_url)
         await self.redis.ping()
         lease_ms = self.settings.lease_ms
         self.leases = Leases(self.redis, self.process, lease_ms)
