@@ -75,6 +75,30 @@ def check(page: Page, lang: str, where: str) -> None:
         assert problems == [], f"English on the {where} page in {lang}:\n" + "\n".join(problems)
 
 
+def assert_card_titles_fit(page: Page, lang: str) -> None:
+    """Every word of every card title in the tray fits its card's face on one line (a long
+    word gets a smaller type: cards.js lengthClass), so none breaks mid-word."""
+    too_wide = page.evaluate(
+        """() => [...document.querySelectorAll('.card .card-name')].flatMap((name) => {
+            const style = getComputedStyle(name);
+            return name.textContent.split(/\\s+/).filter(Boolean).filter((word) => {
+                const probe = document.createElement('span');
+                probe.textContent = word;
+                probe.style.font = style.font;
+                probe.style.letterSpacing = style.letterSpacing;
+                probe.style.textTransform = style.textTransform;
+                probe.style.position = 'absolute';
+                probe.style.whiteSpace = 'nowrap';
+                document.body.appendChild(probe);
+                const wide = probe.getBoundingClientRect().width > name.clientWidth + 0.5;
+                probe.remove();
+                return wide;
+            });
+        })"""
+    )
+    assert not too_wide, f"{lang}: card title words wider than the card: {too_wide}"
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_lobby_and_a_game_speak_the_chosen_language(
     live_server: ServerProcess, contexts: Contexts, shots: Any, ui: Any, lang: str
@@ -109,6 +133,7 @@ def test_the_lobby_and_a_game_speak_the_chosen_language(
     ui.preview_drawn(page)
     page.locator("details.info-box summary").click()
     check(page, lang, "programming")
+    assert_card_titles_fit(page, lang)
     if lang in ("uk", "pl"):
         shots(page, f"program-{lang}")
     assert page.title().endswith("RoboRally")

@@ -147,7 +147,7 @@ export function cardTypeLine(name) {
  * titles of some languages run longer than the English ones). */
 function lengthClass(title) {
   const longest = Math.max(0, ...String(title).split(/\s+/).map((word) => word.length));
-  return longest >= 8 ? ".longer" : longest >= 7 ? ".long" : "";
+  return longest >= 10 ? ".longest" : longest >= 8 ? ".longer" : longest >= 7 ? ".long" : "";
 }
 
 export function cardEl(name, opts = {}) {
