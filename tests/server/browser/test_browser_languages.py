@@ -77,7 +77,7 @@ def check(page: Page, lang: str, where: str) -> None:
 
 def assert_card_titles_fit(page: Page, lang: str) -> None:
     """Every word of every card title in the tray fits its card's face on one line (a long
-    word gets a smaller type: cards.js lengthClass), so none breaks mid-word."""
+    word gets a smaller type: cards.js lengthClass and fitTitles), so none breaks mid-word."""
     too_wide = page.evaluate(
         """() => [...document.querySelectorAll('.card .card-name')].flatMap((name) => {
             const style = getComputedStyle(name);
@@ -208,3 +208,35 @@ def test_a_whole_game_speaks_polish_to_the_end(
     expect(page.locator("[data-testid=result] .result-text")).to_have_text(
         re.compile("wygrywa|bez zwycięzcy")
     )
+
+
+WIDER_TYPE = """
+document.addEventListener("DOMContentLoaded", () => {
+  const style = document.createElement("style");
+  style.textContent =
+    ".card .card-name { font-family: monospace !important; letter-spacing: 0.2em !important; }";
+  document.head.append(style);
+});
+"""
+
+
+def test_card_titles_fit_in_a_wider_typeface(
+    live_server: ServerProcess, contexts: Contexts, ui: Any
+) -> None:
+    """Letter count alone cannot size a title: another machine's fonts run wider. With a wide
+    monospace type forced on every card title, the page still shrinks each one until its
+    longest word fits (cards.js fitTitles)."""
+    page = contexts.page()
+    page.add_init_script(WIDER_TYPE)
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot", "bot": "beginner"}],
+        max_rounds=2,
+    )
+    page.goto(live_server.seat_url(game, 0, lang="pl", speed=0))
+    page.get_by_test_id("ready").click()
+    page.locator("[data-testid=decision][data-kind=start_space] [data-testid=choice]").first.click()
+    ui.until_program(page)
+    assert page.evaluate(
+        "() => getComputedStyle(document.querySelector('.card .card-name')).fontFamily"
+    ).startswith("monospace")
+    assert_card_titles_fit(page, "pl")

@@ -142,14 +142,40 @@ export function cardTypeLine(name) {
   return t("card.kind.programming");
 }
 
-/** A card element. opts: {small, large, back (face down), title} */
 /** A smaller type for a card title whose longest word would not fit the card's face (the
- * titles of some languages run longer than the English ones). */
+ * titles of some languages run longer than the English ones). A first guess by letter count:
+ * fitTitles corrects it once the card is on the page. */
 function lengthClass(title) {
   const longest = Math.max(0, ...String(title).split(/\s+/).map((word) => word.length));
   return longest >= 10 ? ".longest" : longest >= 8 ? ".longer" : longest >= 7 ? ".long" : "";
 }
 
+const titlesToFit = new Set();
+const overflows = (el) => el.scrollWidth > el.clientWidth;
+
+/** Shrinks every new card title whose longest word is still wider than the card: letters
+ * differ in width from font to font, so only the page can tell. All titles are measured
+ * together, once per frame, so a tray of cards costs a few layouts, not one per card. */
+function fitTitles() {
+  const names = [...titlesToFit].filter((el) => el.isConnected);
+  titlesToFit.clear();
+  // Held to the card's width, a word that may not break overflows the title's box, which is
+  // what scrollWidth sees (unheld, the box would widen past the card instead).
+  for (const el of names) Object.assign(el.style, { overflowWrap: "normal", maxWidth: "100%" });
+  let tooWide = names.filter(overflows);
+  for (let step = 0; step < 8 && tooWide.length; step++) {
+    for (const el of tooWide) el.style.fontSize = `${parseFloat(getComputedStyle(el).fontSize) * 0.9}px`;
+    tooWide = tooWide.filter(overflows);
+  }
+  for (const el of names) Object.assign(el.style, { overflowWrap: "", maxWidth: "" });
+}
+
+function fitWhenShown(nameEl) {
+  if (!titlesToFit.size) requestAnimationFrame(fitTitles);
+  titlesToFit.add(nameEl);
+}
+
+/** A card element. opts: {small, large, back (face down), title} */
 export function cardEl(name, opts = {}) {
   if (opts.back || name === null || name === undefined) {
     const back = h("div.card.back" + (opts.small ? ".small" : ""), {
@@ -164,7 +190,9 @@ export function cardEl(name, opts = {}) {
     dataset: { card: name },
     title: opts.title || [cardTitle(name), cardText(name)].filter(Boolean).join(": "),
   });
-  el.append(cardIcon(name), h("span.card-name" + lengthClass(cardTitle(name)), null, cardTitle(name)));
+  const title = h("span.card-name" + lengthClass(cardTitle(name)), null, cardTitle(name));
+  el.append(cardIcon(name), title);
+  fitWhenShown(title);
   const prio = priorityOf(name);
   if (prio !== null) el.append(h("span.card-prio", { title: t("card.priority") }, prio));
   const cost = cardCost(name);
