@@ -141,7 +141,7 @@ async def run_level(cluster: LocalCluster, level: Level, args: argparse.Namespac
     level.machine_cpu = machine_cpu_seconds() - machine_cpu
     level.server_cpu = cluster_cpu_seconds(cluster) - server_cpu
     level.client_cpu = time.process_time() - client_cpu
-    answers = [a for p in players for a in p._tasks]  # answers still "thinking": not sent
+    answers = [a for p in players for a in p.thinking()]
     for task in [*answers, *tasks]:
         task.cancel()
     await asyncio.gather(*answers, return_exceptions=True)

@@ -191,6 +191,11 @@ class RemotePlayer:
         await ws.send(json.dumps(data))
         return self._next_id
 
+    def thinking(self) -> list[asyncio.Task[None]]:
+        """The answers still waiting out their thinking time (not sent yet): whoever stops
+        this player early cancels them too."""
+        return list(self._tasks)
+
     async def run(self, timeout: float | None = 120.0) -> PlayResult:
         """Play until the game is over (``timeout`` seconds at most; ``None``: no limit)."""
         if timeout is None:
