@@ -143,6 +143,47 @@ def test_the_command_line_prints_the_questions_in_the_language() -> None:
     assert asked in out.getvalue()
 
 
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_every_option_of_real_games_reads_in_the_language(
+    lang: str, decisions: list[tuple[str, Decision]]
+) -> None:
+    """The command line names a bot's answer as the page's button does (decisions.js
+    ``labelFor``): no engine id (``spam_filter``, ``p2``) and no English word left."""
+    english_words = {  # an option word whose English differs from the language's
+        value
+        for key, value in strings("en").items()
+        if key.startswith("decision.word.") and strings(lang)[key] != value
+    }
+    labelled = 0
+    for edition_id, decision in decisions:
+        names = ("Red", "Blue", "Green", "Yellow")
+        words, english = EventWords(lang, edition_id, names), EventWords("en", edition_id, names)
+        for option in decision.options:
+            said = words.option(decision.kind.value, option, decision.info)
+            assert "_" not in said and not PLACEHOLDER.search(said), (lang, option, said)
+            assert said not in english_words, (lang, option, said)
+            if isinstance(option, str) and not option.isdigit():
+                assert said != english.option(decision.kind.value, option, decision.info) or (
+                    said.strip("↑→↓← ") == ""
+                ), (lang, option, said)
+            labelled += 1
+    assert labelled > 50
+
+
+def test_the_command_line_prints_a_bots_answer_in_the_language() -> None:
+    out = io.StringIO()
+    argv = ["play", "--lang", "pl", "-v", "--seed", "3", "--max-rounds", "1"]
+    with redirect_stdout(out):
+        assert cli.main([*argv, "--bots", "beginner,beginner"]) == 0
+    answers = [line.strip() for line in out.getvalue().splitlines() if "→" in line]
+    assert answers, out.getvalue()
+    space = re.compile(text("pl", "decision.space_n", n=0).replace("0", r"\d+"))
+    assert any(space.fullmatch(a.removeprefix("→ ")) for a in answers), answers
+    assert f"→ {text('pl', 'decision.word.done')}" in answers or any(
+        text("pl", "common.no") in a for a in answers
+    ), answers
+
+
 #: Defaults that are option words the page already names (decision.word.*).
 OPTION_WORDS = {"left", "stay", "use nothing", "yes", "no"}
 #: Where a call takes its default: Decision(..., options, default), ask_choice(..., default).
@@ -168,3 +209,28 @@ def test_every_fixed_default_of_the_engine_has_words_in_every_language() -> None
         for lang in LANGUAGES:
             assert key in strings(lang), (lang, default)
         assert text("en", key) == default
+
+
+def test_every_fixed_option_word_of_the_engine_has_words_in_every_language() -> None:
+    """Options written into the rules (``("move", "brake")``, ``("stay", "follow")``...) are
+    labelled from decision.word.* on the page and the command line, never shown as the
+    engine's English id."""
+    found: set[str] = set()
+    for path in sorted(p for p in ENGINE.rglob("*.py") if "core" not in p.parts):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            at = DEFAULT_AT.get(str(name))
+            if at is None or len(node.args) <= at or not isinstance(node.args[at - 1], ast.Tuple):
+                continue
+            for element in node.args[at - 1].elts:
+                if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                    found.add(element.value)
+    assert {"move", "brake", "stay", "follow", "take", "shield"} <= found
+    for lang in LANGUAGES:
+        words = EventWords(lang, "2023", ("Red", "Blue"))
+        for option in found:
+            key = "decision.word." + option.lower().replace(" ", "_")
+            assert key in strings(lang), (lang, option)
+            assert words.option("choice", option) == text(lang, key)

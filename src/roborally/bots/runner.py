@@ -107,7 +107,7 @@ def play_game(
             bot = players[decision.seat]
             choice = bot.choose(game.observation(decision.seat), decision)
             if verbose and decision.kind is not DecisionKind.PROGRAM:
-                out.write(f"  {log.question(decision)}\n")
+                out.write(f"  {log.question(decision)}\n    → {log.answer(decision, choice)}\n")
             for event in game.apply(Action(decision.id, decision.seat, choice)):
                 if verbose:
                     log.write(event, out)
@@ -142,6 +142,11 @@ class EventLog:
         words = self.words or EventWords("en", self.edition, self.names)
         asked = words.question(decision.prompt_key, decision.prompt_args, decision.prompt)
         return text(self.lang, "cli.asked", name=words.name(decision.seat), question=asked)
+
+    def answer(self, decision: Decision, choice: Any) -> str:
+        """A bot's answer to ``decision`` in words, as the page labels the option."""
+        words = self.words or EventWords("en", self.edition, self.names)
+        return words.option(decision.kind.value, choice, decision.info)
 
     def line(self, event: Event) -> str | None:
         """The line of ``event`` (``None``: the other languages leave bookkeeping out)."""

@@ -59,6 +59,23 @@ def _card_keys(edition: str) -> dict[str, str]:
     return {card_id: entry["key"] for card_id, entry in (data or {"cards": {}})["cards"].items()}
 
 
+@cache
+def _card_costs(edition: str) -> dict[str, int]:
+    data = cards_json(edition) or {"cards": {}}
+    return {card_id: e["cost"] for card_id, e in data["cards"].items() if "cost" in e}
+
+
+#: Option verbs with a text of their own (decision.verb.*), as the page's decisions.js has
+#: them; an option that is a plain word has its text at decision.word.<word>.
+_OPTION_VERBS = ("install", "uninstall", "use", "draw", "put", "store", "discard", "keep", "buy")
+_ARROWS = {"N": "↑", "E": "→", "S": "↓", "W": "←"}
+_DIR_KEYS = {"N": "north", "E": "east", "S": "south", "W": "west"}
+_SEAT_OPTIONS = (
+    (re.compile(r"switch p(\d+)$"), "decision.switch_places"),
+    (re.compile(r"use re_initialize p(\d+)$"), "decision.re_initialize"),
+)
+
+
 class EventWords:
     """Sentences for the events of a game of ``edition`` whose players are ``names``."""
 
@@ -147,6 +164,75 @@ class EventWords:
             else:
                 values[name] = value
         return self.t(f"decision.prompt.{key}", **values)
+
+    def option(self, kind: str, option: Any, info: Mapping[str, Any] | None = None) -> str:
+        """One of a decision's options in words, as the page's buttons label it (``labelFor``
+        in decisions.js); ``kind`` is the decision's kind, ``info`` its extra facts.
+
+        >>> words = EventWords("uk", "2023", ("Red", "Blue"))
+        >>> words.option("upgrade_phase", "buy spam_filter"), words.option("shutdown", False)
+        ('Купити Фільтр спаму (3⚡)', 'Ні')
+        >>> words.option("start_space", 3), words.option("reboot_facing", "E")
+        ('Клітинка 3', '→ схід')
+        """
+        if isinstance(option, bool):
+            return self.t("common.yes" if option else "common.no")
+        if kind == "reboot_facing" and option in _ARROWS:
+            return self._direction(option)
+        if kind in ("start_space", "block_start"):
+            return self.t("decision.space_n", n=option)
+        if kind == "card_order" and isinstance(option, list | tuple):
+            cards = list((info or {}).get("cards") or [])
+            return " → ".join(
+                self.card_title(str(cards[i]))
+                if isinstance(i, int) and 0 <= i < len(cards)
+                else str(i)
+                for i in option
+            )
+        if isinstance(option, str):
+            return self._option_text(option)
+        if isinstance(option, list | tuple):
+            return " → ".join(self.card_title(o) if isinstance(o, str) else str(o) for o in option)
+        return str(option)
+
+    def _direction(self, letter: str) -> str:
+        return f"{_ARROWS[letter]} {self.t('common.dir.' + _DIR_KEYS[letter])}"
+
+    def _with_cost(self, card: str) -> str:
+        cost = _card_costs("classic" if self.classic else "2023").get(card)
+        return self.card_title(card) + (f" ({cost}⚡)" if cost is not None else "")
+
+    def _option_text(self, option: str) -> str:
+        if m := re.fullmatch(r"undo install (\S+)", option):
+            card = m.group(1)
+            cost = _card_costs("classic" if self.classic else "2023").get(card)
+            if cost:
+                return self.t("decision.undo_install_refund", card=self.card_title(card), cost=cost)
+            return self.t("decision.undo_install", card=self.card_title(card))
+        for pattern, key in _SEAT_OPTIONS:
+            if m := pattern.fullmatch(option):
+                return self.t(key, name=self.name(int(m.group(1)) - 1))
+        if m := re.fullmatch(r"swap p(\d+) (\S+)", option):
+            who = self.name(int(m.group(1)) - 1)
+            return self.t("decision.swap_for", name=who, card=self.card_title(m.group(2)))
+        if m := re.fullmatch(r"(boink|zoop) ([NESW])", option):
+            direction = self.t("common.dir." + _DIR_KEYS[m.group(2)])
+            return self.t("decision." + m.group(1), direction=direction)
+        if m := re.fullmatch(r"use ([NESW])", option):
+            return self._direction(m.group(1))
+        lower = option.lower()
+        if self.has(word := "decision.word." + lower.replace(" ", "_")):
+            return self.t(word)
+        if self.is_card(option):
+            return self.card_title(option)
+        verb, _, rest = option.partition(" ")
+        if rest and self.is_card(rest):
+            card = self._with_cost(rest) if verb in ("install", "buy") else self.card_title(rest)
+            if verb in _OPTION_VERBS:
+                return self.t("decision.verb." + verb, card=card)
+            return f"{verb.capitalize()} {card}"
+        spaced = lower.replace("_", " ")
+        return spaced[:1].upper() + spaced[1:]
 
     # ------------------------------------------------------------ sentences
     def sentence(self, event: Event) -> str | None:

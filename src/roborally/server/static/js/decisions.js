@@ -68,9 +68,8 @@ export function question(decision, name = (seat) => t("decision.player_n", { n: 
 
 const VERBS = ["install", "uninstall", "use", "draw", "put", "store", "discard", "keep", "buy"];
 
-// Options that are plain words (decision.word.*).
-const WORDS = ["done", "none", "draw", "keep", "yes", "no", "main", "laser", "left", "right", "stay",
-  "forward", "back", "use nothing"];
+// Options that are plain words have a text of their own (decision.word.*: "stay", "brake"...).
+const wordKey = (option) => "decision.word." + option.toLowerCase().replace(/ /g, "_");
 
 const HELP = ["start_space", "block_start", "reboot_facing"];
 
@@ -107,7 +106,7 @@ function labelFor(kind, option, decision, words = {}) {
 /** "install spam_filter" -> "Install Spam Filter (2⚡)"; "hw_two" -> its title; "LEFT" -> "Left". */
 function phrase(option) {
   const lower = option.toLowerCase();
-  if (WORDS.includes(lower)) return t("decision.word." + lower.replace(/ /g, "_"));
+  if (hasText(wordKey(option))) return t(wordKey(option));
   if (isCard(option)) return cardTitle(option);
   const [verb, ...rest] = option.split(" ");
   const object = rest.join(" ");
