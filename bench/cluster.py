@@ -17,7 +17,10 @@ from serverproc import LocalServer
 class LocalCluster:
     """``count`` server processes (``python -m roborally.server --redis ... --database ...``),
     each on its own loopback port with its own data directory and log under ``work_dir``;
-    ``flags`` are given to every one (limits, ``--engine-workers``...)."""
+    ``flags`` are given to every one (limits, ``--engine-workers``...). With ``siblings`` the
+    processes hand each other the connections of the games they own, as ``--workers N`` does
+    (``--siblings``); without, every socket that reaches a non-owner is relayed through Redis,
+    as between machines."""
 
     def __init__(
         self,
@@ -26,12 +29,18 @@ class LocalCluster:
         database_url: str,
         work_dir: str | Path,
         *flags: str,
+        siblings: bool = False,
     ) -> None:
         if count < 1:
             raise ValueError("a cluster has at least one process")
         self.work_dir = Path(work_dir)
         self.work_dir.mkdir(parents=True, exist_ok=True)
         shared = ("--redis", redis_url, "--database", database_url, *flags)
+        if siblings:
+            directory = self.work_dir / "siblings"
+            directory.mkdir(mode=0o700, exist_ok=True)
+            directory.chmod(0o700)
+            shared += ("--siblings", str(directory))
         self.servers = [
             LocalServer(
                 self.work_dir / f"data-{index}",
@@ -75,8 +84,13 @@ class LocalCluster:
 
 
 def start_cluster(
-    count: int, redis_url: str, database_url: str, work_dir: str | Path, *flags: str
+    count: int,
+    redis_url: str,
+    database_url: str,
+    work_dir: str | Path,
+    *flags: str,
+    siblings: bool = False,
 ) -> LocalCluster:
     """Start a :class:`LocalCluster` (stop it with ``.stop()``); its ``ports`` are the
     processes' loopback ports."""
-    return LocalCluster(count, redis_url, database_url, work_dir, *flags).start()
+    return LocalCluster(count, redis_url, database_url, work_dir, *flags, siblings=siblings).start()

@@ -5,11 +5,15 @@ For each process count it starts a fresh Redis and database, the server processe
 mode (bench/cluster.py), and runs a load level: ``games`` games at once, each with two seats
 played over WebSockets by :class:`RemotePlayer` (a random player thinking up to ``--think``
 seconds per answer). Each game is created on one process and its two players connect to
-different processes when there are several, so half the sockets are relayed to the game's
-owner. After a warm-up, every ``decide`` -> ``ack`` time of a measuring window counts; the
-level holds when that p99 is at most ``--p99-ms`` and nothing failed (an error message, a
-refused socket, a client that could not keep up). Levels grow by half until one fails, then
-the gap is halved once; the largest level that held is what the process count holds.
+different processes when there are several, as a load balancer would spread them, so half the
+sockets reach a process that does not own their game. The processes run as ``--workers N``
+runs them on one machine: that process hands the socket to the owner (``--siblings``,
+docs/scaling.md); with ``--relay`` they run as on different machines, and every frame of such
+a socket is relayed through Redis. After a warm-up, every ``decide`` -> ``ack`` time of a
+measuring window counts; the level holds when that p99 is at most ``--p99-ms`` and nothing
+failed (an error message, a refused socket, a client that could not keep up). Levels grow by
+half until one fails, then the gap is halved once; the largest level that held is what the
+process count holds.
 
 It prints one row per process count and ends with exactly one line
 ``scaling: 2 processes hold X.X times the games of 1 at p99 <= 200 ms``. Load goes to loopback
@@ -63,6 +67,8 @@ class Level:
     machine_cpu: float = 0.0  # CPU seconds of the whole machine (all cores, everything on it)
     server_cpu: float = 0.0  # CPU seconds of the server processes and their workers
     client_cpu: float = 0.0  # CPU seconds of this load generator
+    handed: int = 0  # sockets handed to their game's owner (processes of one machine)
+    relayed: int = 0  # sockets relayed to their game's owner at the window's end
 
     def cores(self, cpu: float) -> float:
         return cpu / self.seconds if self.seconds else 0.0
@@ -141,6 +147,11 @@ async def run_level(cluster: LocalCluster, level: Level, args: argparse.Namespac
     level.machine_cpu = machine_cpu_seconds() - machine_cpu
     level.server_cpu = cluster_cpu_seconds(cluster) - server_cpu
     level.client_cpu = time.process_time() - client_cpu
+    async with httpx.AsyncClient(timeout=30) as http:
+        for base in bases:
+            figures = (await http.get(base + "/api/health")).json()["cluster"]
+            level.handed += figures.get("handed_out", 0)
+            level.relayed += figures["relayed_out"]
     answers = [a for p in players for a in p.thinking()]
     for task in [*answers, *tasks]:
         task.cancel()
@@ -214,7 +225,9 @@ def measure(
     flags = ("--log-level", "warning", *NO_ADDRESS_LIMITS, *args.server_flag)
     with tempfile.TemporaryDirectory(prefix="roborally-scale-") as temp:
         work = Path(args.keep) / f"{processes}-{games}" if args.keep else Path(temp)
-        cluster = LocalCluster(processes, redis_url, database, work, *flags)
+        cluster = LocalCluster(
+            processes, redis_url, database, work, *flags, siblings=not args.relay
+        )
         with cluster:
             asyncio.run(run_level(cluster, level, args))
             for server in cluster.servers:
@@ -251,6 +264,7 @@ def report(level: Level, args: argparse.Namespace) -> Level:
         f" p99 {level.p99:.1f} ms, {rate:.0f} decisions/s, servers"
         f" {level.cores(level.server_cpu):.2f} cores, load generator"
         f" {level.cores(level.client_cpu):.2f}, machine {level.cores(level.machine_cpu):.2f},"
+        f" sockets handed {level.handed} / relayed {level.relayed},"
         f" {len(level.problems)} errors: {verdict}",
         flush=True,
     )
@@ -272,6 +286,11 @@ def main() -> int:
     parser.add_argument(
         "--server-flag", action="append", default=[], help="one more flag for every server"
     )
+    parser.add_argument(
+        "--relay",
+        action="store_true",
+        help="no handoff between the processes: relay through Redis, as between machines",
+    )
     parser.add_argument("--keep", help="keep each level's server logs in this folder")
     parser.add_argument("--quick", action="store_true", help="the small sample of the tests")
     args = parser.parse_args()
@@ -279,9 +298,11 @@ def main() -> int:
         args.processes, args.start, args.max_games = "1,2", 6, 6
         args.warmup, args.window, args.think = 3.0, 4.0, 0.5
     counts = [int(c) for c in args.processes.split(",") if c]
+    mode = "relayed through Redis" if args.relay else "handed to the owner"
     print(
         f"scale test: 2023 games of {SEATS} remote players thinking up to {args.think} s,"
-        f" p99 of decide -> ack at most {args.p99_ms:.0f} ms; {os.cpu_count()} CPU(s)",
+        f" p99 of decide -> ack at most {args.p99_ms:.0f} ms; {os.cpu_count()} CPU(s);"
+        f" sockets that reach a non-owner are {mode}",
         flush=True,
     )
     held: dict[int, Level] = {}

@@ -147,6 +147,22 @@ def test_serve_on_a_port_in_use(
             ["--redis", "redis://127.0.0.1:1/0", "--database", "sqlite:///x"],
             ["--database takes a postgresql:// URL"],
         ),
+        (["--siblings", "/tmp"], ["--siblings is for scale-out mode", "--redis"]),
+        (
+            [
+                "--siblings",
+                "/no/such/dir",
+                "--redis",
+                "redis://h:1/0",
+                "--database",
+                "postgresql://h/r",
+            ],
+            ["--siblings /no/such/dir: no such directory"],
+        ),
+        (
+            ["--siblings", "/tmp", "--redis", "redis://h:1/0", "--database", "postgresql://h/r"],
+            ["--siblings /tmp: others may write there"],
+        ),
     ],
 )
 def test_serve_scale_out_settings(

@@ -64,6 +64,33 @@ def test_players_on_two_processes_play_to_the_end(
         same_as_one_process(cluster.bases[1], gid, first.outcome)
 
 
+def test_processes_of_one_machine_hand_a_socket_to_the_games_owner(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """With ``--siblings`` (as ``--workers N`` runs them) the second player's socket reaches
+    the process that does not own the game and is handed to the owner, not relayed."""
+    with LocalCluster(2, redis_url, postgres_url, tmp_path, *FLAGS, siblings=True) as cluster:
+        game = new_game(cluster.bases[0], 22)  # the process that creates a game owns it
+        gid = game["game_id"]
+        players = [
+            RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", seat["token"], seed=i)
+            for i, (port, seat) in enumerate(zip(cluster.ports, game["seats"], strict=True))
+        ]
+
+        async def main() -> list[Any]:
+            return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
+
+        first, second = run_fresh_loop(main())
+        assert first.errors == [] and second.errors == []
+        assert first.outcome == second.outcome
+        owner, other = (httpx.get(b + "/api/health").json()["cluster"] for b in cluster.bases)
+        assert other["handed_out"] >= 1 and owner["handed_in"] >= 1
+        summary = httpx.get(f"{cluster.bases[1]}/api/games/{gid}", timeout=10)
+        assert summary.status_code == 200 and summary.json()["status"] == "finished"
+        assert other["relayed_out"] == 0
+        same_as_one_process(cluster.bases[1], gid, first.outcome)
+
+
 def test_the_owner_killed_mid_round_its_game_finishes_on_the_other_process(
     tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:

@@ -17,8 +17,8 @@ def test_the_child_command_line_repeats_every_changed_option() -> None:
     argv += ["--database", "postgresql://u@db/rally", "--max-games", "50", "--engine-workers", "1"]
     args = build_parser().parse_args(argv)
     flags = child_flags(args, options_from(args))
-    command = supervisor.child_command(flags)
-    assert command[-3:] == ["--workers", "1", "--reuse-port"]
+    command = supervisor.child_command(flags, "/run/siblings")
+    assert command[-5:] == ["--workers", "1", "--reuse-port", "--siblings", "/run/siblings"]
     joined = " ".join(command)
     wanted = ["--port 8123", "--redis redis://h:1/0", "--database postgresql://u@db/rally"]
     for part in [*wanted, "--max-games 50", "--engine-workers 1"]:

@@ -1131,14 +1131,24 @@ def serve(
     options: ServerOptions | None = None,
     trusted_proxies: str | None = None,
     reuse_port: bool = False,
+    siblings: str | None = None,
 ) -> None:
     """Run the server with uvicorn until interrupted. ``trusted_proxies`` (addresses, comma
     separated) may set the client address with ``X-Forwarded-For``; nobody else may.
-    ``reuse_port``: one of several processes on one port (``--workers N``, docs/scaling.md)."""
+    ``reuse_port``: one of several processes on one port (``--workers N``, docs/scaling.md).
+    ``siblings``: the directory where the scale-out processes of this machine hand each other
+    the connections of the games they own (cluster/handoff.py)."""
     import uvicorn
 
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
     os.environ.setdefault("ROBORALLY_LOG_LEVEL", log_level)
+    sibling_dir = None
+    if siblings is not None:
+        from roborally.server.cluster.handoff import siblings_directory
+
+        if options is None or options.redis is None:
+            raise ValueError("--siblings is for scale-out mode: add --redis and --database")
+        sibling_dir = siblings_directory(siblings)
     directory = Path(data_dir) if data_dir else default_data_dir()
     app = create_app(directory, options)
     if not reuse_port:
@@ -1168,13 +1178,21 @@ def serve(
         h11_max_incomplete_event_size=16 * 1024,
         timeout_keep_alive=5,
     )
-    if not reuse_port:
+    if not reuse_port and sibling_dir is None:
         uvicorn.Server(config).run()
         return
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    if reuse_port:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     listener.bind((host, port))
-    listener.set_inheritable(True)
-    uvicorn.Server(config).run(sockets=[listener])
+    if sibling_dir is None:
+        listener.set_inheritable(True)
+        uvicorn.Server(config).run(sockets=[listener])
+        return
+    from roborally.server.cluster.handoff import run_with_handoff
+
+    listener.listen(config.backlog)
+    assert server.cluster is not None
+    run_with_handoff(config, listener, sibling_dir, server.cluster)

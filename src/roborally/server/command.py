@@ -93,6 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " scale-out mode, docs/scaling.md; engine processes are --engine-workers)",
     )
     parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--siblings", metavar="DIR", help=argparse.SUPPRESS)
     limits = parser.add_argument_group("limits and defaults (docs/server.md)")
     defaults = ServerOptions()
     for field in dataclasses.fields(ServerOptions):
@@ -125,6 +126,13 @@ def options_from(args: argparse.Namespace) -> ServerOptions:
             " Redis and PostgreSQL: add --redis URL and --database postgresql://..."
             " (docs/scaling.md), or use --engine-workers for engine processes"
         )
+    siblings = getattr(args, "siblings", None)
+    if siblings is not None:
+        from roborally.server.cluster.handoff import siblings_directory
+
+        if redis is None:
+            raise ValueError("--siblings is for scale-out mode: add --redis and --database")
+        siblings_directory(siblings)
     if not 1024 <= values["message_bytes"] <= 1 << 20:
         raise ValueError("--message-bytes must be from 1024 to 1048576 (1 MiB)")
     url = values["public_url"]
@@ -173,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
             options,
             args.trusted_proxy,
             reuse_port=args.reuse_port,
+            siblings=args.siblings,
         )
     except (DataDirInUse, DamagedStore) as error:
         print(f"roborally serve: {error}", file=sys.stderr)

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
     from roborally.server.app import GameServer
+    from roborally.server.cluster.handoff import Handoff
 
 log = logging.getLogger("roborally.server")
 
@@ -124,6 +125,7 @@ class ClusterNode:
         self.counter = itertools.count(1)
         self.lobby_text = "[]"
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.handoff: Handoff | None = None  # set when siblings on this machine share sockets
 
     # ------------------------------------------------------------ life
     async def start(self) -> None:
@@ -547,13 +549,24 @@ class ClusterNode:
         games.sort(key=lambda g: g["created"])
         return games
 
+    async def owner_of(self, game_id: str) -> str | None:
+        """The process that owns a game now, if any (a lease lookup; no game is taken)."""
+        if game_id in self.held:
+            return self.process
+        return await self.leases.owner(game_id)
+
     def health(self) -> dict[str, Any]:
-        return {
+        figures = {
             "process": self.process,
             "owned": len(self.held),
             "relayed_out": sum(1 for k in self.links.values() if k.relayed),
             "relayed_in": len(self.remotes),
         }
+        if self.handoff is not None:
+            figures["handed_out"] = self.handoff.handed
+            figures["handed_in"] = self.handoff.received
+            figures["not_handed"] = self.handoff.kept
+        return figures
 
 
 async def _run_asgi(

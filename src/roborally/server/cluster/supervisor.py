@@ -2,8 +2,10 @@
 
 The supervisor starts N copies of the server (``python -m roborally.server`` with the same
 options and ``--workers 1``); each listens on the same address and port with ``SO_REUSEPORT``,
-so the kernel spreads new connections over them. They share nothing but Redis and the database
-(scale-out mode, docs/scaling.md), which is why ``--workers`` above 1 needs ``--redis``.
+so the kernel spreads new connections over them. They share Redis and the database (scale-out
+mode, docs/scaling.md), which is why ``--workers`` above 1 needs ``--redis``, and a private
+directory where each hands a connection to the process that owns its game (``--siblings``,
+cluster/handoff.py) rather than relaying its every frame through Redis.
 
 A process that exits while the supervisor runs is reported and started again after a second
 (its games were taken over by the others meanwhile); one that keeps dying (5 times in a
@@ -13,9 +15,11 @@ minute) stops the whole service with an error. Ctrl-C or SIGTERM stops every pro
 from __future__ import annotations
 
 import contextlib
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
@@ -26,8 +30,11 @@ CRASHES = 5  # exits within CRASH_WINDOW seconds that stop the service
 CRASH_WINDOW = 60.0
 
 
-def child_command(flags: list[str]) -> list[str]:
-    return [sys.executable, "-m", "roborally.server", *flags, "--workers", "1", "--reuse-port"]
+def child_command(flags: list[str], siblings: str) -> list[str]:
+    return [
+        *(sys.executable, "-m", "roborally.server", *flags),
+        *("--workers", "1", "--reuse-port", "--siblings", siblings),
+    ]
 
 
 def _say(text: str) -> None:
@@ -36,7 +43,8 @@ def _say(text: str) -> None:
 
 def supervise(flags: list[str], count: int, report: Callable[[str], None] = _say) -> int:
     """Run ``count`` server processes with ``flags`` until a signal; the exit status."""
-    command = child_command(flags)
+    siblings = tempfile.mkdtemp(prefix="roborally-siblings-")  # private: mode 0700
+    command = child_command(flags, siblings)
     children: list[subprocess.Popen[bytes] | None] = [None] * count
     crashes: deque[float] = deque()
     stopping = False
@@ -87,3 +95,4 @@ def supervise(flags: list[str], count: int, report: Callable[[str], None] = _say
                         child.wait()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        shutil.rmtree(siblings, ignore_errors=True)
