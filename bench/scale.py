@@ -12,8 +12,8 @@ docs/scaling.md); with ``--relay`` they run as on different machines, and every 
 a socket is relayed through Redis. After a warm-up, every ``decide`` -> ``ack`` time of a
 measuring window counts; the level holds when that p99 is at most ``--p99-ms`` and nothing
 failed (an error message, a refused socket, a client that could not keep up). Levels grow by
-half until one fails, then the gap is halved once; the largest level that held is what the
-process count holds.
+half until one fails, then the gap is halved until it is at most a tenth (three times at
+most); the largest level that held is what the process count holds.
 
 It prints one row per process count and ends with exactly one line
 ``scaling: 2 processes hold X.X times the games of 1 at p99 <= 200 ms``. Load goes to loopback
@@ -248,11 +248,17 @@ def held_games(processes: int, redis_url: str, admin_url: str, args: argparse.Na
             break
         best = level
         games = max(games + 1, round(games * 1.5))
-    if failed is not None and best.games and failed - best.games > 2:
+    # Halve the gap between the last level held and the first that failed while it is
+    # wider than a tenth of the held one (at most three times).
+    for _ in range(3):
+        if failed is None or not best.games or failed - best.games <= max(2, best.games // 10):
+            break
         middle = (best.games + failed) // 2
         level = report(measure(processes, middle, redis_url, admin_url, args), args)
         if level.holds(args.p99_ms):
             best = level
+        else:
+            failed = middle
     return best
 
 

@@ -42,23 +42,31 @@ def same_as_one_process(base: str, gid: str, outcome: dict[str, Any] | None) -> 
     assert outcome is not None and outcome_json(replay(parse_record(record.text))) == outcome
 
 
+def play_one_seat_per_process(cluster: LocalCluster, game: dict[str, Any]) -> list[Any]:
+    """Seat i played over a socket to process i, to the end; both players' results (which
+    saw no error and the same outcome)."""
+    gid = game["game_id"]
+    players = [
+        RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", seat["token"], seed=i)
+        for i, (port, seat) in enumerate(zip(cluster.ports, game["seats"], strict=True))
+    ]
+
+    async def main() -> list[Any]:
+        return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
+
+    results = run_fresh_loop(main())
+    assert [r.errors for r in results] == [[], []]
+    assert results[0].outcome == results[1].outcome
+    return results
+
+
 def test_players_on_two_processes_play_to_the_end(
     tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
     with LocalCluster(2, redis_url, postgres_url, tmp_path, *FLAGS) as cluster:
         game = new_game(cluster.bases[0], 21)
         gid = game["game_id"]
-        players = [
-            RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", seat["token"], seed=i)
-            for i, (port, seat) in enumerate(zip(cluster.ports, game["seats"], strict=True))
-        ]
-
-        async def main() -> list[Any]:
-            return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
-
-        first, second = run_fresh_loop(main())
-        assert first.errors == [] and second.errors == []
-        assert first.outcome == second.outcome
+        first = play_one_seat_per_process(cluster, game)[0]
         health = [httpx.get(b + "/api/health").json()["cluster"] for b in cluster.bases]
         assert health[0]["process"] != health[1]["process"]
         same_as_one_process(cluster.bases[1], gid, first.outcome)
@@ -72,17 +80,7 @@ def test_processes_of_one_machine_hand_a_socket_to_the_games_owner(
     with LocalCluster(2, redis_url, postgres_url, tmp_path, *FLAGS, siblings=True) as cluster:
         game = new_game(cluster.bases[0], 22)  # the process that creates a game owns it
         gid = game["game_id"]
-        players = [
-            RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", seat["token"], seed=i)
-            for i, (port, seat) in enumerate(zip(cluster.ports, game["seats"], strict=True))
-        ]
-
-        async def main() -> list[Any]:
-            return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
-
-        first, second = run_fresh_loop(main())
-        assert first.errors == [] and second.errors == []
-        assert first.outcome == second.outcome
+        first = play_one_seat_per_process(cluster, game)[0]
         owner, other = (httpx.get(b + "/api/health").json()["cluster"] for b in cluster.bases)
         assert other["handed_out"] >= 1 and owner["handed_in"] >= 1
         summary = httpx.get(f"{cluster.bases[1]}/api/games/{gid}", timeout=10)
