@@ -14,6 +14,8 @@ import pytest
 from roborally.server.cluster import handoff
 from roborally.server.cluster.handoff import Handoff, game_of
 
+from .conftest import run_fresh_loop
+
 OWNERS = {"g1": "process-b", "gone": "process-c", "mine": "process-a"}
 
 
@@ -89,7 +91,7 @@ def run_two(tmp_path: Path, scenario: object) -> tuple[Place, Place]:
             b.handoff.stop()
         return a, b
 
-    return asyncio.run(main())
+    return run_fresh_loop(main())
 
 
 def test_a_socket_for_a_siblings_game_is_handed_over_unread(tmp_path: Path) -> None:
