@@ -204,6 +204,9 @@ class GameRoom:
         self.timer_task: asyncio.Task[None] | None = None
         self.drive_task: asyncio.Task[None] | None = None
         self.retry_task: asyncio.Task[None] | None = None
+        #: Closed: the server stops, or (scale-out mode) another process owns the game now.
+        #: A closed room changes nothing, stores nothing and arms no timer.
+        self.closed = False
         self.failures = 0  # automatic saves that failed in a row
         self.timer_rule = timer_rule(settings.edition)
         self.host_seat = next((s.index for s in seats if s.human), None)
@@ -591,6 +594,8 @@ class GameRoom:
 
         If storing fails, the worker goes back to the stored actions and :class:`StoreError`
         is raised: nothing changed, in memory or on disk."""
+        if self.closed:
+            raise StoreError(f"game {self.id} is not run by this process any more")
         update: Update = await self._call(op, *args)
         new = [
             row
@@ -644,6 +649,8 @@ class GameRoom:
         return True
 
     def _retry_later(self) -> None:
+        if self.closed:
+            return
         wait = RETRY_SECONDS[min(self.failures, len(RETRY_SECONDS) - 1)]
         self.failures += 1
         log.warning("game %s: trying the save again in %g s", self.id, wait)
@@ -665,7 +672,7 @@ class GameRoom:
     def _schedule_drive(self) -> None:
         """The bots have more to do: go on in a task that takes the lock slice by slice, so
         the room's connections are served in between."""
-        if self.drive_task is not None and not self.drive_task.done():
+        if self.closed or (self.drive_task is not None and not self.drive_task.done()):
             return
 
         async def drive() -> None:
@@ -1140,6 +1147,8 @@ class GameRoom:
 
     def _reschedule(self) -> None:
         """Work out every deadline (keeping those already running) and arm one timer task."""
+        if self.closed:  # its clocks are the next owner's now: neither run nor save them
+            return
         now = time.time()
         old = self.deadlines
         new: dict[str, tuple[float, str, int]] = {}
@@ -1218,7 +1227,9 @@ class GameRoom:
             self._after_change(False)
 
     async def close(self) -> None:
-        """Stop the timers and tasks (server shutdown); connections are closed by the app."""
+        """Stop the timers and tasks for good (server shutdown, or the game's lease lost);
+        connections are closed by the app or moved by the cluster."""
+        self.closed = True
         for task in (self.timer_task, self.drive_task, self.retry_task):
             if task is not None:
                 task.cancel()
