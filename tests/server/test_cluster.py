@@ -186,3 +186,34 @@ def test_a_relayed_socket_that_said_hello_is_not_closed_by_the_hello_deadline(
 
         kinds = run_fresh_loop(talk())
         assert kinds[0] == "welcome" and kinds[-1] == "pong" and "error" not in kinds
+
+
+def test_a_room_let_go_after_its_lease_was_lost_changes_nothing(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """An owner that finds its lease lost (it stalled) closes the game's room: the room
+    then arms no timer, drives no bot and stores nothing, since the game is the new owner's."""
+    from roborally.server.store import StoreError
+
+    with pair(tmp_path, redis_url, postgres_url) as (a, _b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}], "seed": 8}
+        gid = httpx.post(a.base + "/api/games", json=body).json()["game_id"]
+        owner = node(a)
+        room = a.room(gid)
+        assert owner.loop is not None
+
+        async def lose_the_lease() -> str:
+            await owner._let_go(gid, moving=True)
+            room._reschedule()
+            room._schedule_drive()
+            room._retry_later()
+            try:
+                await room._change("drive", room._play())
+            except StoreError as error:
+                return str(error)
+            return "changed"
+
+        said = asyncio.run_coroutine_threadsafe(lose_the_lease(), owner.loop).result(30)
+        assert said == f"game {gid} is not run by this process any more"
+        assert room.closed and gid not in owner.held
+        assert (room.timer_task, room.drive_task, room.retry_task) == (None, None, None)
