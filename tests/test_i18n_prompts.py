@@ -190,19 +190,27 @@ OPTION_WORDS = {"left", "stay", "use nothing", "yes", "no"}
 DEFAULT_AT = {"Decision": 5, "ask_choice": 4, "choose": 5}
 
 
-def test_every_fixed_default_of_the_engine_has_words_in_every_language() -> None:
-    found = set()
+def asking_calls() -> list[tuple[ast.expr, ast.expr]]:
+    """The options and the default of every call of the editions' rules that asks a player
+    (``DEFAULT_AT``), as written."""
+    found = []
     for path in sorted(p for p in ENGINE.rglob("*.py") if "core" not in p.parts):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             at = DEFAULT_AT.get(str(name))
-            if at is None or len(node.args) <= at:
-                continue
-            value = node.args[at]
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                found.add(value.value)
+            if at is not None and len(node.args) > at:
+                found.append((node.args[at - 1], node.args[at]))
+    return found
+
+
+def strings_in(node: ast.expr) -> list[str]:
+    return [node.value] if isinstance(node, ast.Constant) and isinstance(node.value, str) else []
+
+
+def test_every_fixed_default_of_the_engine_has_words_in_every_language() -> None:
+    found = {text for _, default in asking_calls() for text in strings_in(default)}
     assert len(found) >= 12
     for default in found - OPTION_WORDS:
         key = "decision.fallback." + re.sub(r"[^a-z0-9]+", "_", default.lower()).strip("_")
@@ -215,18 +223,13 @@ def test_every_fixed_option_word_of_the_engine_has_words_in_every_language() -> 
     """Options written into the rules (``("move", "brake")``, ``("stay", "follow")``...) are
     labelled from decision.word.* on the page and the command line, never shown as the
     engine's English id."""
-    found: set[str] = set()
-    for path in sorted(p for p in ENGINE.rglob("*.py") if "core" not in p.parts):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
-                continue
-            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
-            at = DEFAULT_AT.get(str(name))
-            if at is None or len(node.args) <= at or not isinstance(node.args[at - 1], ast.Tuple):
-                continue
-            for element in node.args[at - 1].elts:
-                if isinstance(element, ast.Constant) and isinstance(element.value, str):
-                    found.add(element.value)
+    found = {
+        text
+        for options, _ in asking_calls()
+        if isinstance(options, ast.Tuple)
+        for element in options.elts
+        for text in strings_in(element)
+    }
     assert {"move", "brake", "stay", "follow", "take", "shield"} <= found
     for lang in LANGUAGES:
         words = EventWords(lang, "2023", ("Red", "Blue"))

@@ -41,6 +41,13 @@ def pair(
         yield first, second
 
 
+def new_game(server: LiveServer, seed: int, *kinds: str) -> dict[str, Any]:
+    """A game on the tiny course made through ``server`` (which then owns it)."""
+    body = {"course": "tiny", "seats": [{"kind": kind} for kind in kinds], "seed": seed}
+    game: dict[str, Any] = httpx.post(server.base + "/api/games", json=body).json()
+    return game
+
+
 def play(*players: RemotePlayer) -> list[Any]:
     async def main() -> list[Any]:
         return list(await asyncio.gather(*(p.run(timeout=120) for p in players)))
@@ -52,8 +59,7 @@ def test_two_players_on_two_processes_play_a_game_to_the_end(
     tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
     with pair(tmp_path, redis_url, postgres_url) as (a, b):
-        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 5}
-        game = httpx.post(a.base + "/api/games", json=body).json()
+        game = new_game(a, 5, "human", "human")
         gid = game["game_id"]
         assert gid in node(a).held and gid not in node(b).held
 
@@ -87,8 +93,7 @@ def test_a_join_through_another_process_takes_the_owners_seat(
     tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
     with pair(tmp_path, redis_url, postgres_url) as (a, b):
-        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "human"}], "seed": 3}
-        gid = httpx.post(a.base + "/api/games", json=body).json()["game_id"]
+        gid = new_game(a, 3, "human", "human")["game_id"]
         joined = httpx.post(f"{b.base}/api/games/{gid}/join", json={"name": "Zed"})
         assert joined.status_code == 200, joined.text
         room = a.room(gid)
@@ -120,8 +125,7 @@ def test_when_the_owner_dies_a_relaying_process_takes_the_game_and_it_finishes(
     tmp_path: Path, redis_url: str, postgres_url: str
 ) -> None:
     with pair(tmp_path, redis_url, postgres_url) as (a, b):
-        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 9}
-        game = httpx.post(a.base + "/api/games", json=body).json()
+        game = new_game(a, 9, "human", "human")
         gid = game["game_id"]
         players = [
             RemotePlayer(
@@ -169,8 +173,7 @@ def test_a_relayed_socket_that_said_hello_is_not_closed_by_the_hello_deadline(
     import websockets
 
     with pair(tmp_path, redis_url, postgres_url, hello_seconds=0.5) as (a, b):
-        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}], "seed": 2}
-        game = httpx.post(a.base + "/api/games", json=body).json()
+        game = new_game(a, 2, "human", "bot")
 
         async def talk() -> list[str]:
             url = f"ws://127.0.0.1:{b.port}/ws/{game['game_id']}"
@@ -196,8 +199,7 @@ def test_a_room_let_go_after_its_lease_was_lost_changes_nothing(
     from roborally.server.store import StoreError
 
     with pair(tmp_path, redis_url, postgres_url) as (a, _b):
-        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}], "seed": 8}
-        gid = httpx.post(a.base + "/api/games", json=body).json()["game_id"]
+        gid = new_game(a, 8, "human", "bot")["game_id"]
         owner = node(a)
         room = a.room(gid)
         assert owner.loop is not None
