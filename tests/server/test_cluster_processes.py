@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -153,3 +155,50 @@ def takeover_time(log: str, gid: str) -> float:
     line = next(line for line in log.splitlines() if f"game {gid}: taken over" in line)
     stamp = datetime.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f")
     return stamp.timestamp()
+
+
+def test_an_owner_stalled_past_its_lease_lets_the_game_go(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """An owner stopped (SIGSTOP) for longer than a lease loses its game to the other
+    process; resumed, it finds the lease lost and lets go, and the game finishes as one
+    process replays its stored record (no action written twice, nothing forked)."""
+    with LocalCluster(2, redis_url, postgres_url, tmp_path, *FLAGS) as cluster:
+        owner, other = cluster.servers
+        game = new_game(owner.base, 44)  # the process that creates a game owns it
+        gid = game["game_id"]
+        players = [  # both through the other process: their sockets outlive the stall
+            RemotePlayer(f"{other.ws_base}/ws/{gid}", seat["token"], seed=i, think=0.03)
+            for i, seat in enumerate(game["seats"])
+        ]
+
+        async def wait_for(server: Any, *lines: str) -> None:
+            # By its log: other tests' unfinished games in the same database are swept up
+            # too, so a count of games owned says nothing about this one.
+            deadline = time.monotonic() + 15
+            while not any(f"game {gid}: {line}" in server.log() for line in lines):
+                assert time.monotonic() < deadline, server.log()[-3000:]
+                await asyncio.sleep(0.2)
+
+        async def stall_mid_round() -> None:
+            while httpx.get(f"{other.base}/api/games/{gid}", timeout=10).json()["round"] < 2:
+                await asyncio.sleep(0.1)
+            os.kill(owner.pid, signal.SIGSTOP)
+            try:
+                await wait_for(other, "taken over")
+            finally:
+                os.kill(owner.pid, signal.SIGCONT)
+            await wait_for(owner, "this process lost its lease", "another process took it over")
+
+        async def main() -> list[Any]:
+            return list(
+                await asyncio.gather(*(p.run(timeout=180) for p in players), stall_mid_round())
+            )
+
+        first, second, _ = run_fresh_loop(main())
+        assert first.outcome is not None and first.outcome == second.outcome
+        # A decision the resumed owner took before it noticed is refused as not saved (the
+        # page keeps it and sends it again, to the new owner); nothing else goes wrong.
+        harmless = {"not_pending", "storage_failed"}
+        assert [e for e in first.errors + second.errors if e["code"] not in harmless] == []
+        same_as_one_process(other.base, gid, first.outcome)

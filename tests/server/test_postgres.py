@@ -24,7 +24,7 @@ from websockets.sync.client import connect as ws_connect
 from roborally.bots.random_bot import RandomBot
 from roborally.server.client import decision_from_json, json_choice
 from roborally.server.database import open_database
-from roborally.server.store import DatabaseUnavailable, safe_url
+from roborally.server.store import DatabaseUnavailable, OwnershipLost, safe_url
 from roborally.server.store_postgres import PostgresStore, migrations
 
 from .conftest import FAST, create, free_port, make_client
@@ -75,6 +75,41 @@ def test_a_database_from_a_newer_roborally_is_refused(pg_database: str) -> None:
         PostgresStore(pg_database)
     message = str(refused.value)
     assert "9999" in message and "newer roborally" in message and "Nothing was changed" in message
+
+
+def test_a_process_whose_game_was_taken_over_can_no_longer_write_it(pg_database: str) -> None:
+    """The fencing token: once another process claimed a game, every write of the old owner
+    (actions, seats, runtime) fails with OwnershipLost and changes nothing; the new owner's
+    writes go on from the same action number."""
+    old, new = PostgresStore(pg_database), PostgresStore(pg_database)
+    old.writer, new.writer = "process-a", "process-b"
+    old.create_game("g1", {"course": "x"}, [{"kind": "human"}], "hash", "running")
+    old.append_actions("g1", 0, [("d0", 0, '"a"')])
+    old.save_runtime("g1", {"deadlines": 1})
+    new.claim("g1")
+    writes = [
+        lambda: old.append_actions("g1", 1, [("d1", 0, '"stale"')]),
+        lambda: old.update_game("g1", status="finished", result="stale"),
+        lambda: old.save_runtime("g1", {"deadlines": 2}),
+        lambda: old.save_runtime("g1", None),
+    ]
+    for write in writes:
+        with pytest.raises(OwnershipLost, match="process-b"):
+            write()
+    new.append_actions("g1", 1, [("d1", 0, '"fresh"')])
+    loaded = new.load("g1")
+    assert loaded is not None
+    assert loaded.actions == [("d0", 0, '"a"'), ("d1", 0, '"fresh"')]
+    assert loaded.status == "running" and loaded.runtime == {"deadlines": 1}
+    old.claim("g1")  # taken back: the other way round
+    with pytest.raises(OwnershipLost, match="process-a"):
+        new.append_actions("g1", 2, [("d2", 0, '"b"')])
+    old.append_actions("g1", 2, [("d2", 0, '"a"')])
+    unfenced = PostgresStore(pg_database)  # no writer: a game nobody claimed is anyone's
+    unfenced.create_game("g2", {}, [], "hash", "open")
+    old.update_game("g2", status="running")
+    for store in (old, new, unfenced):
+        store.close()
 
 
 def test_an_unreachable_database_is_named_without_its_password() -> None:

@@ -54,7 +54,14 @@ from roborally.server.protocol import (
 )
 from roborally.server.rulesets import PROTOCOL_VERSION, timer_rule
 from roborally.server.settings import GameSettings, ServerOptions
-from roborally.server.store import AsyncStore, GameStore, Store, StoredGame, StoreError
+from roborally.server.store import (
+    AsyncStore,
+    GameStore,
+    OwnershipLost,
+    Store,
+    StoredGame,
+    StoreError,
+)
 from roborally.server.workers import BOTS, PEOPLE, HostLost, WorkerLost, WorkerPool
 
 if TYPE_CHECKING:
@@ -106,6 +113,9 @@ class RoomContext:
     store: AsyncStore
     pool: WorkerPool
     rematches: Rematches | None = None  # the server's maker of rematches (social.py)
+    #: Told the id of a game whose save found it taken over by another process (scale-out
+    #: mode: this process stalled past its lease and has not noticed yet).
+    taken_over: Callable[[str], None] | None = None
 
 
 @dataclass(eq=False)
@@ -618,6 +628,8 @@ class GameRoom:
             log.error("game %s: could not save %d action(s): %s", self.id, len(new), error)
             rolled: Update = await self._call("rollback", self.saved, self._views())
             self._absorb(rolled)
+            if isinstance(error, OwnershipLost) and self.ctx.taken_over is not None:
+                self.ctx.taken_over(self.id)
             raise
         self._absorb(update)
         self.failures = 0

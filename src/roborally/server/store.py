@@ -77,6 +77,11 @@ class StoreError(Exception):
     """A save failed; nothing of it was written."""
 
 
+class OwnershipLost(StoreError):
+    """A write to a game another process has taken over since (scale-out mode: this process
+    stalled past its lease). Nothing was written; this process must let the game go."""
+
+
 class DamagedStore(Exception):
     """The database cannot be trusted; the message says what is wrong and what to do."""
 
@@ -115,6 +120,13 @@ class GameStore(Protocol):
     errors: tuple[type[Exception], ...]
 
     def close(self) -> None: ...
+
+    #: The process this store writes for in scale-out mode (``None``: the only server).
+    writer: str | None
+
+    def claim(self, game_id: str) -> None:
+        """From now on, take writes to the game only from :attr:`writer` (the others get
+        :class:`OwnershipLost`); a process taking a game over calls it before loading it."""
 
     def create_game(
         self,
@@ -359,6 +371,12 @@ class Store:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
             raise StoreError(f"the database refused the save: {error}") from None
+
+    writer: str | None = None
+
+    def claim(self, game_id: str) -> None:
+        """Nothing to do: one server process at a time uses a data directory (its lock
+        file), so no other writer can be fenced off."""
 
     # ------------------------------------------------------------ writes
     def create_game(

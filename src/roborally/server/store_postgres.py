@@ -31,6 +31,7 @@ import psycopg
 
 from roborally.server.store import (
     DatabaseUnavailable,
+    OwnershipLost,
     StoredGame,
     StoreError,
     action_rows,
@@ -71,6 +72,9 @@ class PostgresStore:
     """The PostgreSQL database, synchronously (the server uses it through AsyncStore)."""
 
     errors: tuple[type[Exception], ...] = (psycopg.Error,)
+    #: The process this store writes for (scale-out mode sets it); a game's row names the
+    #: process that last took it over, and a write for any other is refused (:meth:`claim`).
+    writer: str | None = None
 
     def __init__(self, url: str, busy_seconds: float = 2.0) -> None:
         self.url = url
@@ -160,6 +164,46 @@ class PostgresStore:
             text = " ".join(str(error).split()) or type(error).__name__
             raise StoreError(f"the database refused the save: {text}") from None
 
+    # ----------------------------------------------------------- fencing
+    def claim(self, game_id: str) -> None:
+        """Make :attr:`writer` the only process whose writes to the game are taken: a stalled
+        process that lost the game's lease may still try one write before it notices, and
+        that write must fail on its side, not on the new owner's. Called before the game is
+        loaded, so the load sees every write the old owner made."""
+        if self.writer is None:
+            return
+        self._transaction(
+            lambda cur: cur.execute(
+                "UPDATE games SET owner = %s WHERE id = %s", (self.writer, game_id)
+            )
+        )
+
+    def _fenced_update(
+        self, cur: psycopg.Cursor[Any], game_id: str, query: str, values: list[Any]
+    ) -> None:
+        """Run a game row's ``UPDATE`` (which locks the row) if this process may write it."""
+        if self.writer is not None:
+            query += " AND (owner IS NULL OR owner = %s)"
+            values = [*values, self.writer]
+        cur.execute(query.encode(), values)
+        if cur.rowcount == 0:
+            self._check_owner(cur, game_id, lock=False)
+
+    def _check_owner(self, cur: psycopg.Cursor[Any], game_id: str, lock: bool) -> None:
+        """:class:`OwnershipLost` if another process took the game over (``lock``: hold the
+        row until the transaction ends, so that no takeover comes between)."""
+        if self.writer is None:
+            return
+        cur.execute(
+            "SELECT owner FROM games WHERE id = %s" + (" FOR SHARE" if lock else ""), (game_id,)
+        )
+        row = cur.fetchone()
+        if row is not None and row[0] is not None and row[0] != self.writer:
+            raise OwnershipLost(
+                f"game {game_id} was taken over by process {row[0]}; this process"
+                f" ({self.writer}) may no longer write it"
+            )
+
     # ------------------------------------------------------------ writes
     def create_game(
         self,
@@ -170,11 +214,20 @@ class PostgresStore:
         status: str,
     ) -> float:
         now = time.time()
-        row = (game_id, now, now, status, json.dumps(settings), json.dumps(seats), host_hash)
+        row = (
+            game_id,
+            now,
+            now,
+            status,
+            json.dumps(settings),
+            json.dumps(seats),
+            host_hash,
+            self.writer,
+        )
         self._transaction(
             lambda cur: cur.execute(
-                "INSERT INTO games (id, created, updated, status, settings, seats, host_hash)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO games (id, created, updated, status, settings, seats, host_hash,"
+                " owner) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 row,
             )
         )
@@ -190,7 +243,7 @@ class PostgresStore:
         record: str | None = None,
     ) -> None:
         query, values = game_update(game_id, status, seats, result, record, "%s")
-        self._transaction(lambda cur: cur.execute(query.encode(), values))
+        self._transaction(lambda cur: self._fenced_update(cur, game_id, query, values))
 
     def append_actions(
         self,
@@ -210,13 +263,13 @@ class PostgresStore:
         query, values = game_update(game_id, status, None, result, record, "%s")
 
         def work(cur: psycopg.Cursor[Any]) -> None:
+            self._fenced_update(cur, game_id, query, values)  # first: it locks the row
             if data:
                 cur.executemany(
                     "INSERT INTO actions (game_id, n, decision_id, seat, choice, at)"
                     " VALUES (%s, %s, %s, %s, %s, %s)",
                     data,
                 )
-            cur.execute(query.encode(), values)
 
         self._transaction(work)
 
@@ -233,19 +286,20 @@ class PostgresStore:
     def save_runtime(self, game_id: str, data: dict[str, Any] | None) -> None:
         """What a running game's room keeps besides its actions (see Store.save_runtime);
         ``None`` forgets it."""
-        if data is None:
-            self._transaction(
-                lambda cur: cur.execute("DELETE FROM runtime WHERE game_id = %s", (game_id,))
-            )
-            return
-        row = (game_id, json.dumps(data), time.time())
-        self._transaction(
-            lambda cur: cur.execute(
+        text = None if data is None else json.dumps(data)
+
+        def work(cur: psycopg.Cursor[Any]) -> None:
+            self._check_owner(cur, game_id, lock=True)
+            if text is None:
+                cur.execute("DELETE FROM runtime WHERE game_id = %s", (game_id,))
+                return
+            cur.execute(
                 "INSERT INTO runtime (game_id, data, at) VALUES (%s, %s, %s) ON CONFLICT"
                 " (game_id) DO UPDATE SET data = EXCLUDED.data, at = EXCLUDED.at",
-                row,
+                (game_id, text, time.time()),
             )
-        )
+
+        self._transaction(work)
 
     # ------------------------------------------------------------- reads
     def _rows(self, query: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:

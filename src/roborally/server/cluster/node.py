@@ -134,6 +134,8 @@ class ClusterNode:
         self.redis = redis_client(self.redis_url)
         await self.redis.ping()
         lease_ms = self.settings.lease_ms
+        self.server.store.sync.writer = self.process  # its writes are fenced (Store.claim)
+        self.server.ctx.taken_over = self.taken_over
         self.leases = Leases(self.redis, self.process, lease_ms)
         self.presence = Presence(self.redis, self.process, lease_ms)
         self.bus = Bus(self.redis, self.process, self.on_message)
@@ -202,6 +204,9 @@ class ClusterNode:
         known = server.rooms.get(game_id)
         if known is not None and known.status == FINISHED:
             return known  # a finished game read here before: it is the same everywhere
+        # Fenced off first: a process that held the game before and stalled past its lease
+        # can no longer write it, and the load sees everything it wrote.
+        await server.store.run(Store.claim, game_id)
         stored = await server.store.run(Store.load, game_id)
         if stored is None or stored.status not in (OPEN, RUNNING, FINISHED):
             return None
@@ -243,6 +248,15 @@ class ClusterNode:
             return
         for link in [k for k in self.links.values() if k.game_id == game_id and not k.relayed]:
             asyncio.get_running_loop().create_task(self._move(link))
+
+    def taken_over(self, game_id: str) -> None:
+        """A save found the game taken over by another process: this one stalled past its
+        lease, and its next beat would notice too late (every save fails meanwhile)."""
+        if game_id not in self.held:
+            return
+        log.warning("game %s: another process took it over; letting it go", game_id)
+        self.held.discard(game_id)
+        asyncio.get_running_loop().create_task(self._let_go(game_id, moving=True))
 
     # ---------------------------------------------------------- routing
     async def route(self, game_id: str, socket: bool) -> Route:
