@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
+from typing import Any
 
 from roborally.bots.random_bot import RandomBot
 from roborally.content.record import parse_record, replay, write_record
+from roborally.server.room import RUNTIME_SAVE_SECONDS
 from roborally.server.store import DB_NAME
 
 from .conftest import FAST, connect, create, hello, make_client, room_of
@@ -130,3 +132,35 @@ def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
             state = ws.pending_state()
             again = next(p for p in state["pending"] if p["id"] == program["id"])
             assert again["deadline"] == deadline and again["info"]["hand"] == hand
+
+
+def test_runtime_changes_close_together_are_saved_once(tmp_path: Path) -> None:
+    """Drafts (and a move's timers) change the runtime state several times in a few
+    milliseconds; it is saved once, RUNTIME_SAVE_SECONDS after the first change, with the
+    last of them."""
+    with make_client(tmp_path) as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], program_seconds=600)
+        gid = game["game_id"]
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            ws = hello(session, name="Ada")
+            ws.send(type="start")
+            state = ws.pending_state()
+            while not any(p["kind"] == "program" for p in state["pending"]):
+                ws.answer(state, RandomBot(3))
+                state = ws.pending_state()
+            program = next(p for p in state["pending"] if p["kind"] == "program")
+            hand = program["info"]["hand"]
+            room = room_of(client, gid)
+            store = room.ctx.store.sync
+            saved: list[Any] = []
+            real = store.save_runtime
+            store.save_runtime = lambda game_id, data: (saved.append(data), real(game_id, data))  # type: ignore[method-assign]
+            for n in range(1, 6):
+                draft = [*hand[:n], *[None] * (5 - n)]
+                ws.send(type="draft", decision_id=program["id"], program=draft, id=10 + n)
+                assert ws.until("ack")["ref"] == 10 + n
+            time.sleep(RUNTIME_SAVE_SECONDS + 0.3)
+            assert len(saved) == 1, saved
+            assert saved[0]["seats"][0]["drafts"] == {program["id"]: hand[:5]}
+            stored = store.load(gid)
+            assert stored is not None and stored.runtime == saved[0]

@@ -78,6 +78,10 @@ BROKEN = "broken"
 PRESETS: dict[str, tuple[str, ...]] = {"reboot_facing": ("N", "E", "S", "W")}
 RATE_STRIKES = 500  # refusals for rate in a row before the socket is closed
 RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # waits between tries of a failed automatic save
+#: A game's runtime state (timers, drafts) is saved this long after it changed, once for every
+#: change in between: a move changes the timers two or three times in a few milliseconds (the
+#: answer, then each page saying it has shown the events), and each save is a transaction.
+RUNTIME_SAVE_SECONDS = 0.2
 
 #: What the deadlines are for: the game's own clock (speed mode, the classic sand timer), a
 #: decision or programming without one (an idle seat then goes to auto-play), and the grace
@@ -237,6 +241,7 @@ class GameRoom:
         self._events_texts: dict[tuple[int, int, View], str] = {}
         self.talk = social.RoomTalk()  # chat, emotes and the rematch (social.py)
         self.runtime_text = "null"  # the runtime state last saved (JSON), see runtime()
+        self.runtime_save: asyncio.TimerHandle | None = None  # a save of it to come
         self.slim = False  # a finished game without its events and views (see slim_down)
 
     @property
@@ -325,7 +330,19 @@ class GameRoom:
         self.runtime_text = dumps(data)
 
     def _save_runtime(self) -> None:
-        """Save :meth:`runtime` if it changed (in the background, after the saves before)."""
+        """Save :meth:`runtime` soon (``RUNTIME_SAVE_SECONDS``), in the background, if it
+        changed by then."""
+        if self.runtime_save is None and not self.closed:
+            loop = asyncio.get_running_loop()
+            self.runtime_save = loop.call_later(RUNTIME_SAVE_SECONDS, self._runtime_now)
+
+    def _runtime_now(self) -> None:
+        """Save :meth:`runtime` now if it changed (after the saves queued before)."""
+        if self.runtime_save is not None:
+            self.runtime_save.cancel()
+            self.runtime_save = None
+        if self.closed:
+            return
         data = self.runtime()
         text = dumps(data)
         if text != self.runtime_text:
@@ -1238,10 +1255,16 @@ class GameRoom:
         if self.status != RUNNING or not await self._automatic("expire", *args):
             self._after_change(False)
 
-    async def close(self) -> None:
-        """Stop the timers and tasks for good (server shutdown, or the game's lease lost);
-        connections are closed by the app or moved by the cluster."""
+    async def close(self, save: bool = True) -> None:
+        """Stop the timers and tasks for good (server shutdown, or the game's lease lost:
+        then ``save=False``, the game is another process's); connections are closed by the
+        app or moved by the cluster. A runtime save still to come is made first."""
+        if save and self.runtime_save is not None:
+            self._runtime_now()
         self.closed = True
+        if self.runtime_save is not None:
+            self.runtime_save.cancel()
+            self.runtime_save = None
         for task in (self.timer_task, self.drive_task, self.retry_task):
             if task is not None:
                 task.cancel()

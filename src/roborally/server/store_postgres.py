@@ -287,17 +287,27 @@ class PostgresStore:
         """What a running game's room keeps besides its actions (see Store.save_runtime);
         ``None`` forgets it."""
         text = None if data is None else json.dumps(data)
+        # One statement each way: the game's row is checked (and held) by the same statement
+        # that writes, so no takeover comes between.
+        mine = "SELECT 1 FROM games WHERE id = %s AND (owner IS NULL OR owner = %s) FOR SHARE"
+        if self.writer is None:  # the only server: any game is its own
+            mine = "SELECT 1 FROM games WHERE id = %s AND %s::text IS NULL FOR SHARE"
 
         def work(cur: psycopg.Cursor[Any]) -> None:
-            self._check_owner(cur, game_id, lock=True)
             if text is None:
-                cur.execute("DELETE FROM runtime WHERE game_id = %s", (game_id,))
-                return
-            cur.execute(
-                "INSERT INTO runtime (game_id, data, at) VALUES (%s, %s, %s) ON CONFLICT"
-                " (game_id) DO UPDATE SET data = EXCLUDED.data, at = EXCLUDED.at",
-                (game_id, text, time.time()),
-            )
+                cur.execute(
+                    f"DELETE FROM runtime WHERE game_id = %s AND EXISTS ({mine})",
+                    (game_id, game_id, self.writer),
+                )
+            else:
+                cur.execute(
+                    f"INSERT INTO runtime (game_id, data, at) SELECT %s, %s, %s WHERE EXISTS"
+                    f" ({mine}) ON CONFLICT (game_id) DO UPDATE SET data = EXCLUDED.data,"
+                    " at = EXCLUDED.at",
+                    (game_id, text, time.time(), game_id, self.writer),
+                )
+            if cur.rowcount == 0:
+                self._check_owner(cur, game_id, lock=False)
 
         self._transaction(work)
 

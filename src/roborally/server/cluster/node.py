@@ -236,7 +236,7 @@ class ClusterNode:
         if not moving:  # released before the sockets move: their next owner may take it
             await self._release(game_id)
         if room is not None:
-            await room.close()
+            await room.close(save=not moving)
             with contextlib.suppress(Exception):
                 if self.server.pool.holds(game_id):
                     await self.server.pool.close(game_id)
