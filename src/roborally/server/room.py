@@ -964,8 +964,10 @@ class GameRoom:
         before = seat.shown
         seat.shown = max(c.shown for c in seat.conns)
         if seat.shown > before and any(k.startswith(SHOW) for k in self.deadlines):
+            deadlines = self.deadlines
             self._reschedule()
-            self._broadcast()
+            if self.deadlines != deadlines:  # a clock started: everyone sees it
+                self._broadcast()
         return advanced
 
     def _preset(self, conn: Connection, msg: ClientMessage) -> None:
