@@ -12,7 +12,7 @@ from roborally.content.record import parse_record, replay, write_record
 from roborally.server.room import RUNTIME_SAVE_SECONDS
 from roborally.server.store import DB_NAME
 
-from .conftest import FAST, connect, create, hello, make_client, room_of
+from .conftest import FAST, Ws, connect, create, hello, make_client, room_of
 
 
 def test_a_restarted_server_continues_running_games(tmp_path: Path, database: str | None) -> None:
@@ -101,11 +101,7 @@ def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
         with connect(client, gid, game["seats"][0]["token"]) as session:
             ws = hello(session, name="Ada")
             ws.send(type="start")
-            state = ws.pending_state()
-            while not any(p["kind"] == "program" for p in state["pending"]):
-                ws.answer(state, RandomBot(3))  # what comes before programming
-                state = ws.pending_state()
-            program = next(p for p in state["pending"] if p["kind"] == "program")
+            program = programming(ws)
             hand = program["info"]["hand"]
             draft = [hand[0], hand[1], None, None, None]
             ws.send(type="draft", decision_id=program["id"], program=draft, id=3)
@@ -144,11 +140,7 @@ def test_runtime_changes_close_together_are_saved_once(tmp_path: Path) -> None:
         with connect(client, gid, game["seats"][0]["token"]) as session:
             ws = hello(session, name="Ada")
             ws.send(type="start")
-            state = ws.pending_state()
-            while not any(p["kind"] == "program" for p in state["pending"]):
-                ws.answer(state, RandomBot(3))
-                state = ws.pending_state()
-            program = next(p for p in state["pending"] if p["kind"] == "program")
+            program = programming(ws)
             hand = program["info"]["hand"]
             room = room_of(client, gid)
             store = room.ctx.store.sync
@@ -164,3 +156,12 @@ def test_runtime_changes_close_together_are_saved_once(tmp_path: Path) -> None:
             assert saved[0]["seats"][0]["drafts"] == {program["id"]: hand[:5]}
             stored = store.load(gid)
             assert stored is not None and stored.runtime == saved[0]
+
+
+def programming(ws: Ws) -> dict[str, Any]:
+    """Answer what comes before programming (a random bot); the program decision."""
+    state = ws.pending_state()
+    while not any(p["kind"] == "program" for p in state["pending"]):
+        ws.answer(state, RandomBot(3))
+        state = ws.pending_state()
+    return next(p for p in state["pending"] if p["kind"] == "program")

@@ -187,16 +187,14 @@ class PostgresStore:
             values = [*values, self.writer]
         cur.execute(query.encode(), values)
         if cur.rowcount == 0:
-            self._check_owner(cur, game_id, lock=False)
+            self._refused_write(cur, game_id)
 
-    def _check_owner(self, cur: psycopg.Cursor[Any], game_id: str, lock: bool) -> None:
-        """:class:`OwnershipLost` if another process took the game over (``lock``: hold the
-        row until the transaction ends, so that no takeover comes between)."""
+    def _refused_write(self, cur: psycopg.Cursor[Any], game_id: str) -> None:
+        """After a fenced write that changed no row: :class:`OwnershipLost` if another
+        process took the game over (no game, or no row to change, is not an error)."""
         if self.writer is None:
             return
-        cur.execute(
-            "SELECT owner FROM games WHERE id = %s" + (" FOR SHARE" if lock else ""), (game_id,)
-        )
+        cur.execute("SELECT owner FROM games WHERE id = %s", (game_id,))
         row = cur.fetchone()
         if row is not None and row[0] is not None and row[0] != self.writer:
             raise OwnershipLost(
@@ -307,7 +305,7 @@ class PostgresStore:
                     (game_id, text, time.time(), game_id, self.writer),
                 )
             if cur.rowcount == 0:
-                self._check_owner(cur, game_id, lock=False)
+                self._refused_write(cur, game_id)
 
         self._transaction(work)
 
