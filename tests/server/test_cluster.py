@@ -219,3 +219,74 @@ def test_a_room_let_go_after_its_lease_was_lost_changes_nothing(
         assert said == f"game {gid} is not run by this process any more"
         assert room.closed and gid not in owner.held
         assert (room.timer_task, room.drive_task, room.retry_task) == (None, None, None)
+
+
+def test_a_rematch_owned_by_another_process_gives_the_player_their_seat_there(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """Bo was away when Ada asked for the rematch; by the time Bo asks, the rematch's waiting
+    room is owned by the other process. Bo gets the same rematch and a seat link that works
+    there (before, a second rematch was made), through the owner's ``rematch_seat`` call."""
+    import websockets
+
+    fast_end = {"max_rounds": 1, "decision_seconds": 0.05, "program_seconds": 0.05}
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
+        body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 4, **fast_end}
+        game = httpx.post(a.base + "/api/games", json=body).json()
+        gid = game["game_id"]
+        ada_token, bo_token = (s["token"] for s in game["seats"])
+        play(
+            *(
+                RemotePlayer(f"ws://127.0.0.1:{a.port}/ws/{gid}", token, seed=i)
+                for i, token in enumerate((ada_token, bo_token))
+            )
+        )
+
+        async def ask(live: LiveServer, game_id: str, token: str) -> list[dict[str, Any]]:
+            """Say hello with ``token``, ask for the rematch, return what came back."""
+            async with websockets.connect(f"ws://127.0.0.1:{live.port}/ws/{game_id}") as ws:
+                await ws.send(json.dumps({"type": "hello", "v": 1, "token": token}))
+                await ws.send(json.dumps({"type": "rematch", "v": 1, "id": "r"}))
+                got: list[dict[str, Any]] = []
+                while not got or got[-1]["type"] not in ("rematch", "error"):
+                    got.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+                return got
+
+        ada_saw = run_fresh_loop(ask(a, gid, ada_token))
+        rematch = ada_saw[-1]["game_id"]
+        assert ada_saw[-1]["type"] == "rematch" and rematch in node(a).held
+
+        async def hand_over() -> None:  # the owner lets the waiting room go ...
+            await node(a)._let_go(rematch, moving=False)
+
+        loop = node(a).loop
+        assert loop is not None
+        asyncio.run_coroutine_threadsafe(hand_over(), loop).result(10)
+        seen = httpx.get(f"{b.base}/api/games/{rematch}")  # ... and the other takes it
+        assert seen.status_code == 200 and rematch in node(b).held
+
+        bo_saw = run_fresh_loop(ask(a, gid, bo_token))
+        told = bo_saw[-1]
+        assert told["type"] == "rematch", bo_saw
+        assert (told["game_id"], told["seat"]) == (rematch, 1)
+        assert httpx.get(f"{a.base}/api/games/{rematch}").json()["free_seats"] == []
+
+        async def welcome(token: str) -> dict[str, Any]:
+            async with websockets.connect(f"ws://127.0.0.1:{a.port}/ws/{rematch}") as ws:
+                await ws.send(json.dumps({"type": "hello", "v": 1, "token": token}))
+                answer: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                return answer
+
+        assert run_fresh_loop(welcome(told["token"]))["seat"] == 1
+        assert rematch in node(b).held  # still there: Bo's seat was given by its owner
+
+        # The call itself, as any client may make it: only a seat's token of the finished game.
+        url = f"{a.base}/api/games/{rematch}/rematch_seat"
+        again = httpx.post(url, json={"previous": gid, "token": bo_token})
+        assert again.status_code == 200 and again.json()["token"] == told["token"]
+        wrong = httpx.post(url, json={"previous": gid, "token": "not-a-seat"})
+        assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_token"
+        other = httpx.post(url, json={"previous": rematch, "token": bo_token})
+        assert other.status_code == 404 and other.json()["error"]["code"] == "not_a_rematch"
+        bad = httpx.post(url, json={"previous": gid})
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"

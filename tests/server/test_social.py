@@ -238,3 +238,36 @@ def test_a_rematch_counts_against_the_address_limits(tmp_path: Path) -> None:
             assert error["code"] == "rematch_refused" and "waiting for players" in error["message"]
             ada.send(type="ping")
             assert ada.until("pong")["type"] == "pong"  # still connected
+
+
+def test_a_player_takes_their_rematch_seat_over_http(tmp_path: Path) -> None:
+    """``POST /api/games/{rematch}/rematch_seat`` with the seat's token of the finished game
+    (docs/protocol.md 1.9): what a ``rematch`` message does, without a socket."""
+    with make_client(tmp_path) as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "human"}], **FAST_END)
+        gid, bo_token = game["game_id"], game["seats"][1]["token"]
+        with connect(client, gid, bo_token) as b:
+            hello(b, name="Bo")
+        with connect(client, gid, game["seats"][0]["token"]) as a:
+            ada = hello(a, name="Ada")
+            url = f"/api/games/{gid}/rematch_seat"
+            early = client.post(url, json={"previous": gid, "token": bo_token})
+            assert early.status_code == 404 and early.json()["error"]["code"] == "not_a_rematch"
+            ada.send(type="start")
+            finish(ada)
+            ada.send(type="rematch")
+            new_id = ada.until("ack")["game_id"]
+        taken = client.post(
+            f"/api/games/{new_id}/rematch_seat", json={"previous": gid, "token": bo_token}
+        )
+        assert taken.status_code == 200, taken.text
+        seat = taken.json()
+        assert seat["seat"] == 1 and seat["url"] == f"/?game={new_id}#token={seat['token']}"
+        with connect(client, new_id, seat["token"]) as b2:
+            b2.send_json({"type": "hello", "v": 1, "token": seat["token"]})
+            assert b2.receive_json()["seat"] == 1
+        ada_token = game["seats"][0]["token"]
+        mine = client.post(
+            f"/api/games/{new_id}/rematch_seat", json={"previous": gid, "token": ada_token}
+        )
+        assert mine.status_code == 200 and mine.json()["seat"] == 0

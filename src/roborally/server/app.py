@@ -785,6 +785,15 @@ async def api_join_game(request: Request) -> Response:
     return JSONResponse(await server.join(room, body, server.link_base(request)))
 
 
+async def api_rematch_seat(request: Request) -> Response:
+    """A seat of a finished game takes the same seat in its rematch (docs/protocol.md 1.9)."""
+    body = await _body(request)
+    room = await _room(request)
+    rematches = _server(request).ctx.rematches
+    assert rematches is not None
+    return JSONResponse(await rematches.take_seat(room, body))
+
+
 async def api_start_game(request: Request) -> Response:
     body = await _body(request)
     room = await _room(request)
@@ -1085,6 +1094,7 @@ def create_app(
         Route("/api/games/{game_id}", api_get_game),
         Route("/api/games/{game_id}/join", api_join_game, methods=["POST"]),
         Route("/api/games/{game_id}/start", api_start_game, methods=["POST"]),
+        Route("/api/games/{game_id}/rematch_seat", api_rematch_seat, methods=["POST"]),
         Route("/api/games/{game_id}/record", api_record),
         Route("/api/games/{game_id}/seats/{seat}/qr", api_seat_qr, methods=["POST"]),
         Route("/api/games/{game_id}/replay", api_replay),

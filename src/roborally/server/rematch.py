@@ -8,8 +8,11 @@ two games. Above the rooms (it makes one), so the rooms know it only as the cont
 
 from __future__ import annotations
 
+import base64
+import json
 import secrets
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from roborally.content.fairness import new_seed
 from roborally.engine.core.rng import RNG_VERSION
@@ -17,12 +20,23 @@ from roborally.server.api_error import ApiError
 from roborally.server.connection import Connection
 from roborally.server.protocol import ClientMessage, ProtocolError, message
 from roborally.server.room import GameRoom, Seat, token_hash
+from roborally.server.rulesets import PROTOCOL_VERSION
 from roborally.server.settings import GameSettings
 from roborally.server.social import prepare, rematch_token, seat_path
 from roborally.server.store import Store, StoreError
 
 if TYPE_CHECKING:
     from roborally.server.app import GameServer
+
+TRIES = 3  # calls to the owner of a rematch that is changing hands
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process that owns a rematch (scale-out mode, docs/scaling.md)."""
+
+    game_id: str
+    process: str
 
 
 class Rematches:
@@ -38,39 +52,111 @@ class Rematches:
         if token is None:  # a seat's socket always said hello with its token
             raise ProtocolError("not_a_player", "only a player of this game can ask")
         await prepare(room)
-        new = await self._existing(room)
-        created = new is None
-        if new is None:
-            new = await self._create(room, conn)
-        else:
-            await self._claim(new, conn.seat, token)
-        conn.send(message("ack", ref=msg.ref, game_id=new.id, **{"for": "rematch"}))
+        existing = await self._existing(room)
+        created = existing is None
+        if existing is None:
+            new_id = (await self._create(room, conn)).id
+        elif isinstance(existing, GameRoom):
+            new_id = existing.id
+            await self._claim(existing, conn.seat, token)
+        else:  # another process owns the rematch: it gives the seat
+            new_id = await self._claim_there(room, existing, conn, token)
+        conn.send(message("ack", ref=msg.ref, game_id=new_id, **{"for": "rematch"}))
         by = room.seats[conn.seat].name if conn.seat is not None else None
         told = [c for c in room.conns if c.hello] if created else [conn]
         for other in told:
             seat_token = None
             if other.seat is not None and other.token is not None:
-                seat_token = rematch_token(other.token, new.id)
+                seat_token = rematch_token(other.token, new_id)
             other.send(
                 message(
                     "rematch",
-                    game_id=new.id,
+                    game_id=new_id,
                     seat=other.seat if seat_token else None,
                     token=seat_token,
-                    url=seat_path(new.id, seat_token),
+                    url=seat_path(new_id, seat_token),
                     by=by,
                 )
             )
 
-    async def _existing(self, room: GameRoom) -> GameRoom | None:
-        """The rematch already made, unless its lobby was closed (then a new one is made)."""
+    async def _existing(self, room: GameRoom) -> GameRoom | Owner | None:
+        """The rematch already made, unless its lobby was closed (then a new one is made). In
+        scale-out mode it may be owned by another process: then that process (an
+        :class:`Owner`)."""
         game_id = room.talk.rematch
         if game_id is None:
             return None
+        node = self.server.cluster
+        if node is not None:  # takes it when nobody owns it and it is still going
+            route = await node.route(game_id, socket=False)
+            if route.owner is not None:
+                return Owner(game_id, route.owner)
         found = await self.server.get_room(game_id)
         if found is None or found.status not in ("open", "running", "finished"):
             return None
         return found
+
+    async def _claim_there(self, room: GameRoom, owner: Owner, conn: Connection, token: str) -> str:
+        """Have the process that owns the rematch give this seat its token there (the
+        ``rematch_seat`` call of the HTTP API, sent to that process over the bus)."""
+        node = self.server.cluster
+        assert node is not None
+        body = json.dumps({"previous": room.id, "token": token}).encode()
+        scope = {
+            "method": "POST",
+            "path": f"/api/games/{owner.game_id}/rematch_seat",
+            "headers": [(b"content-type", b"application/json")],
+            "client": (conn.address, 0),
+        }
+        where: str | None = owner.process
+        for _ in range(TRIES):
+            if where is None:  # it changed hands: ask again where it is
+                found = await self._existing(room)
+                if isinstance(found, GameRoom):
+                    await self._claim(found, conn.seat, token)
+                    return found.id
+                if found is None:
+                    raise ProtocolError("rematch_refused", "the rematch is gone; ask again")
+                where = found.process
+            reply = await node.forward_http(where, owner.game_id, scope, body)
+            if reply is None:
+                where = None
+                continue
+            if reply["status"] != 200:
+                raise _refusal(reply)
+            return owner.game_id
+        raise ProtocolError(
+            "rematch_refused", "the rematch is moving to another server; ask again", retry_after=1
+        )
+
+    async def take_seat(self, new: GameRoom, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /api/games/{new}/rematch_seat``: whoever holds a seat's link of the finished
+        game ``previous`` takes the same seat of its rematch ``new`` (what a ``rematch`` message
+        does, for a process that does not own the rematch, or any client)."""
+        previous, token = body.get("previous"), body.get("token")
+        if not isinstance(previous, str) or not isinstance(token, str) or len(token) > 200:
+            raise ApiError(400, "bad_request", "the body needs 'previous' (a game id) and 'token'")
+        store = self.server.store
+        if await store.run(Store.rematch_of, previous) != new.id:
+            raise ApiError(404, "not_a_rematch", f"game {new.id} is not the rematch of {previous}")
+        old = await self.server.get_room(previous)  # finished: read anywhere
+        index = old.seat_for_token(token) if old is not None else None
+        if index is None:
+            raise ApiError(403, "bad_token", f"the token is not a seat's of game {previous}")
+        try:
+            await self._claim(new, index, token)
+        except ProtocolError as error:
+            raise ApiError(409, error.code, error.message) from None
+        except StoreError as error:
+            raise ApiError(503, "storage_failed", f"the seat was not taken: {error}") from None
+        seat_token = rematch_token(token, new.id)
+        return {
+            "v": PROTOCOL_VERSION,
+            "game_id": new.id,
+            "seat": index,
+            "token": seat_token,
+            "url": seat_path(new.id, seat_token),
+        }
 
     async def _claim(self, new: GameRoom, index: int | None, token: str) -> None:
         """Give seat ``index`` of the rematch its token (made from the finished game's)."""
@@ -139,6 +225,17 @@ class Rematches:
         await room.ctx.store.run(Store.set_rematch, room.id, new.id)
         room.talk.rematch = new.id
         return new
+
+
+def _refusal(reply: dict[str, Any]) -> ProtocolError:
+    """The error the owner of a rematch answered, for the player who asked."""
+    try:
+        error = json.loads(base64.b64decode(reply["body"]))["error"]
+        return ProtocolError(str(error["code"]), str(error["message"]))
+    except (ValueError, KeyError, TypeError):
+        return ProtocolError(
+            "rematch_refused", f"the server of the rematch answered {reply['status']}; ask again"
+        )
 
 
 def _hash(token: str) -> str:
