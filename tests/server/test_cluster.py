@@ -290,3 +290,46 @@ def test_a_rematch_owned_by_another_process_gives_the_player_their_seat_there(
         assert other.status_code == 404 and other.json()["error"]["code"] == "not_a_rematch"
         bad = httpx.post(url, json={"previous": gid})
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+
+
+def test_the_chat_survives_a_takeover(tmp_path: Path, redis_url: str, postgres_url: str) -> None:
+    """The last chat entries are kept in Redis too: the process that takes a game over after
+    its owner died shows the same chat, and new entries go on numbering after them."""
+    import websockets
+
+    with pair(tmp_path, redis_url, postgres_url) as (a, b):
+        game = new_game(a, 6, "human", "human")
+        gid, token = game["game_id"], game["seats"][0]["token"]
+        url = f"ws://127.0.0.1:{b.port}/ws/{gid}"
+
+        async def until(ws: Any, kind: str) -> dict[str, Any]:
+            while True:
+                msg: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if msg["type"] == kind:
+                    return msg
+
+        async def talk() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+            async with websockets.connect(url) as ada:
+                await ada.send(json.dumps({"type": "hello", "v": 1, "token": token}))
+                await until(ada, "welcome")
+                for text in ("hello", "good luck"):
+                    await ada.send(json.dumps({"type": "chat", "v": 1, "text": text}))
+                    await until(ada, "chat")
+                await asyncio.to_thread(crash, a)
+                # Ada's socket moves to the new owner, which welcomes it again.
+                again = (await until(ada, "welcome"))["chat"]["messages"]
+                assert [e["text"] for e in again] == ["hello", "good luck"]
+                async with websockets.connect(url) as watcher:
+                    await watcher.send(json.dumps({"type": "hello", "v": 1}))
+                    seen = (await until(watcher, "welcome"))["chat"]["messages"]
+                    await ada.send(json.dumps({"type": "chat", "v": 1, "text": "still here"}))
+                    later = (await until(watcher, "chat"))["entry"]
+                return seen, later
+
+        seen, later = run_fresh_loop(talk())
+        assert gid in node(b).held
+        assert [(e["n"], e["text"], e["seat"]) for e in seen] == [
+            (1, "hello", 0),
+            (2, "good luck", 0),
+        ]
+        assert (later["n"], later["text"]) == (3, "still here")

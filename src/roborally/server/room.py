@@ -120,6 +120,9 @@ class RoomContext:
     #: Told the id of a game whose save found it taken over by another process (scale-out
     #: mode: this process stalled past its lease and has not noticed yet).
     taken_over: Callable[[str], None] | None = None
+    #: Told each chat entry of a game as it is said (scale-out mode keeps the last ones in
+    #: Redis, so a process that takes the game over shows them).
+    chat_said: Callable[[str, dict[str, Any]], None] | None = None
 
 
 @dataclass(eq=False)

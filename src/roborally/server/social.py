@@ -3,8 +3,10 @@
 Chat and emotes are talk between the players, not part of the game: a room keeps its last
 :data:`CHAT_KEEP` entries in memory (a page that reconnects or comes late gets them in its
 ``welcome``); they are never stored in the database or the game record, and a server restart
-forgets them. Seat holders write; spectators read. Every seat may send :data:`CHAT_BURST`
-entries at once, then one every ``CHAT_SECONDS / CHAT_BURST`` seconds (its tabs share it).
+forgets them (in scale-out mode Redis keeps them a while too, so a process that takes a game
+over shows its chat: :mod:`roborally.server.cluster.chat`). Seat holders write; spectators
+read. Every seat may send :data:`CHAT_BURST` entries at once, then one every
+``CHAT_SECONDS / CHAT_BURST`` seconds (its tabs share it).
 
 A rematch is a new game with the same seats (names; bots stay bots), course, edition, variants
 and timers, and a new seed. Any seated player of a finished game may ask for it; the first
@@ -132,6 +134,14 @@ class RoomTalk:
             "rematch": self.rematch,
         }
 
+    def restore(self, entries: list[dict[str, Any]]) -> None:
+        """Take the entries said before (scale-out mode: the room was taken over from
+        another process); new entries go on numbering after them."""
+        ordered = sorted(entries, key=lambda e: e["n"])[-CHAT_KEEP:]
+        self.entries.clear()
+        self.entries.extend(ordered)
+        self.count = max([self.count, *(e["n"] for e in ordered)])
+
     def spend(self, seat: int) -> None:
         wait = self.budget.take(str(seat))
         if wait:
@@ -149,6 +159,8 @@ class RoomTalk:
         entry = {"n": self.count, "at": time.time(), "seat": seat.index, "name": seat.name}
         entry.update(content)
         self.entries.append(entry)
+        if room.ctx.chat_said is not None:
+            room.ctx.chat_said(room.id, entry)
         text = message("chat", entry=entry)
         for other in list(room.conns):
             if other.hello:

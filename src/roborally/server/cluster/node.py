@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from roborally.server.cluster.bus import Bus
+from roborally.server.cluster.chat import ChatKeeper
 from roborally.server.cluster.lease import Leases, Presence
 from roborally.server.cluster.link import Link
 from roborally.server.cluster.remote import RemoteConnection
@@ -114,6 +115,7 @@ class ClusterNode:
         self.leases: Leases
         self.presence: Presence
         self.bus: Bus
+        self.chat: ChatKeeper
         self.held: set[str] = set()  # games whose lease this process holds
         self.loading: dict[str, tuple[asyncio.Event, list[dict[str, Any]]]] = {}
         self.links: dict[str, Link] = {}  # every socket of this process, by its id
@@ -136,6 +138,8 @@ class ClusterNode:
         lease_ms = self.settings.lease_ms
         self.server.store.sync.writer = self.process  # its writes are fenced (Store.claim)
         self.server.ctx.taken_over = self.taken_over
+        self.chat = ChatKeeper(self.redis)
+        self.server.ctx.chat_said = self.chat.said
         self.leases = Leases(self.redis, self.process, lease_ms)
         self.presence = Presence(self.redis, self.process, lease_ms)
         self.bus = Bus(self.redis, self.process, self.on_message)
@@ -157,6 +161,7 @@ class ClusterNode:
         for link in list(self.links.values()):
             link.conn.close(1001)  # the page reconnects, to another process
         with contextlib.suppress(Exception):
+            await self.chat.flush()
             await self.bus.stop()
             await self.presence.leave()
             await self.redis.aclose()
@@ -211,6 +216,7 @@ class ClusterNode:
         if stored is None or stored.status not in (OPEN, RUNNING, FINISHED):
             return None
         room = GameRoom.from_stored(server.ctx, stored)
+        await self.chat.restore(room)
         server.rooms[game_id] = room
         try:
             if stored.status == FINISHED:
