@@ -256,12 +256,32 @@ class LiveServer:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def redis_service() -> Iterator[str]:
     """A real redis-server on a loopback port for this test session (tests/server/services.py)."""
     from .services import redis_server
 
     with redis_server() as server:
         yield server.url
+
+
+@pytest.fixture
+def redis_url(redis_service: str) -> str:
+    """The session's Redis, without the per-address counts of earlier tests: every test's
+    games come from 127.0.0.1, and scale-out mode counts an address's games and creations in
+    Redis (server/cluster/quota.py), so they would add up over the session."""
+    import redis
+
+    from roborally.server.cluster.quota import BOT_GAMES, CREATE, LOBBIES
+
+    client = redis.Redis.from_url(redis_service)
+    try:
+        for prefix in (CREATE, LOBBIES, BOT_GAMES):
+            keys = list(client.scan_iter(match=prefix + "*"))
+            if keys:
+                client.delete(*keys)
+    finally:
+        client.close()
+    return redis_service
 
 
 @pytest.fixture(scope="session")

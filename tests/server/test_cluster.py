@@ -333,3 +333,46 @@ def test_the_chat_survives_a_takeover(tmp_path: Path, redis_url: str, postgres_u
             (2, "good luck", 0),
         ]
         assert (later["n"], later["text"]) == (3, "still here")
+
+
+def test_the_per_address_limits_count_the_games_of_every_process(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """An address's waiting games, its games of bots only and its creations a minute are
+    counted in Redis: what it made through one process counts when it asks another
+    (docs/scaling.md "Settings")."""
+    limits = {"lobbies_per_address": 2, "bot_games_per_address": 1, "games_per_minute": 5}
+    with pair(tmp_path, redis_url, postgres_url, **limits) as (a, b):
+
+        def make(live: LiveServer, *kinds: str) -> httpx.Response:
+            body = {"course": "tiny", "seats": [{"kind": k} for k in kinds], "seed": 1}
+            if "human" not in kinds:  # a long game of bots: still going when asked again
+                body |= {"course": "y23-fortress-tour", "max_rounds": 200}
+            return httpx.post(live.base + "/api/games", json=body)
+
+        def refusal(response: httpx.Response) -> tuple[str, str]:
+            assert response.status_code == 429, response.text
+            error = response.json()["error"]
+            return error["code"], error["message"]
+
+        def start(response: httpx.Response) -> None:
+            game = response.json()
+            url = f"{b.base}/api/games/{game['game_id']}/start"
+            assert httpx.post(url, json={"host_token": game["host_token"]}).status_code == 200
+
+        first = make(a, "human", "human")  # creation 1
+        second = make(b, "human", "human")  # 2
+        assert first.status_code == second.status_code == 201, (first.text, second.text)
+        code, text = refusal(make(a, "human", "human"))
+        assert code == "too_many_games" and "2 games waiting for players" in text
+        start(first)  # a started game no longer waits: the address may open another
+        fourth = make(b, "human", "human")  # 3
+        assert fourth.status_code == 201
+        assert make(a, "bot", "bot").status_code == 201  # 4
+        code, text = refusal(make(b, "bot", "bot"))
+        assert code == "too_many_games" and "runs 1 games of bots only" in text
+        start(second)
+        assert make(a, "human", "human").status_code == 201  # 5
+        start(fourth)
+        code, text = refusal(make(b, "human", "human"))  # the sixth in a minute
+        assert code == "rate_limited" and "5 games a minute" in text

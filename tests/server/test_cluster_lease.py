@@ -144,3 +144,35 @@ def test_calls_beyond_the_connection_limit_wait_for_a_free_connection(redis_url:
             await client.aclose()
 
     run_fresh_loop(main())
+
+
+def test_the_shared_creation_rate_and_games_of_an_address(redis_url: str) -> None:
+    """``SharedQuota``: a burst of ``per_minute`` creations, then one every 60 / per_minute
+    seconds (the wait is said in whole seconds); an address's games count while the database
+    says they are going, and the others leave its set."""
+    from roborally.server.cluster.quota import LOBBIES, SharedQuota
+
+    async def check(client: Any) -> None:
+        address = "192.0.2." + str(secrets.randbelow(250))
+        await client.delete("roborally:create:" + address, LOBBIES + address)
+        first, second = SharedQuota(client), SharedQuota(client)  # two processes
+        assert await first.take_creation(address, 3) == 0
+        assert await second.take_creation(address, 3) == 0
+        assert await first.take_creation(address, 3) == 0
+        wait = await second.take_creation(address, 3)
+        assert 1 <= wait <= 20  # the next one in a minute's third, less the time spent
+        assert await first.take_creation("192.0.2.251", 3) == 0  # another address: its own
+
+        statuses = {"g1": "open", "g2": "running", "g3": "finished"}
+
+        async def read(ids: list[str]) -> dict[str, str]:
+            return {i: statuses[i] for i in ids if i in statuses}
+
+        for game_id in ("g1", "g2", "g3", "g4"):
+            await first.created(address, False, game_id)
+        assert await second.games(address, False, read) == 1  # only g1 waits for players
+        kept = {m.decode() for m in await client.smembers(LOBBIES + address)}
+        assert kept == {"g1"}
+        assert 0 < await client.ttl(LOBBIES + address) <= 24 * 3600
+
+    run(redis_url, check)

@@ -204,3 +204,15 @@ def test_store_errors_roll_back_whole_transactions(tmp_path: Path, database: str
     assert stored is not None and stored.actions == [("a", 0, "x")]
     assert stored.status == "running" and stored.record is None
     store.close()
+
+
+def test_the_statuses_of_many_games_in_one_call(tmp_path: Path, database: str | None) -> None:
+    """``statuses`` (the per-address limits of scale-out mode read them at each new game):
+    the stored ones only, in one query, also past SQLite's limit on parameters."""
+    store = _open_store(tmp_path, database)
+    store.create_game("open1", {"seed": 1}, [], "h", "open")
+    store.create_game("run1", {"seed": 2}, [], "h", "running")
+    asked = ["open1", "run1", "nothing", *(f"x{n}" for n in range(1200))]
+    assert store.statuses(asked) == {"open1": "open", "run1": "running"}
+    assert store.statuses([]) == {}
+    store.close()

@@ -20,6 +20,7 @@ import socket
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ from roborally.server.cluster.router import ClusterRouter
 from roborally.server.connection import Connection
 from roborally.server.database import open_database
 from roborally.server.index_page import index_route
-from roborally.server.limits import AddressLimits, Refusal
+from roborally.server.limits import AddressLimits, Refusal, creation_refusal
 from roborally.server.protocol import (
     CLOSE_BAD_REQUEST,
     CLOSE_HELLO_TIMEOUT,
@@ -101,6 +102,27 @@ WS_MAX_FRAME = 1 << 20  # uvicorn drops larger frames; up to this size we reply 
 LIST_SECONDS = 1.0  # how long one lobby list answers every caller (at most 2,000 games)
 
 __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
+
+
+def _check_games_of(options: ServerOptions, bots_only: bool, mine: int) -> None:
+    """Refuse a new game to an address with ``mine`` lobbies (or, ``bots_only``, games of bots
+    only) going already, when that is its limit."""
+    if bots_only and mine >= options.bot_games_per_address:
+        raise ApiError(
+            429,
+            "too_many_games",
+            f"this address already runs {mine} games of bots only (the limit is"
+            f" {options.bot_games_per_address}); wait until one ends",
+            30,
+        )
+    if not bots_only and mine >= options.lobbies_per_address:
+        raise ApiError(
+            429,
+            "too_many_games",
+            f"this address already has {mine} games waiting for players (the limit"
+            f" is {options.lobbies_per_address}); start or leave one first",
+            60,
+        )
 
 
 def _too_many(refusal: Refusal) -> ApiError:
@@ -444,8 +466,9 @@ class GameServer:
             seats.append(Seat(index, kind, name, bot, taken=kind == "bot"))
         return seats
 
-    def _admit(self, address: str, bots_only: bool) -> None:
-        """Per-address and server-wide limits on new games (429 / 503 with the reason)."""
+    def _admit(self, address: str, bots_only: bool, take: bool = True) -> None:
+        """Per-address and server-wide limits on new games (429 / 503 with the reason);
+        ``take``: count the creation against the address's rate as well."""
         opts = self.options
         if self.active_count() + sum(self.creating.values()) >= opts.max_games:
             raise ApiError(503, "server_full", "too many games on this server; try later", 60)
@@ -457,37 +480,33 @@ class GameServer:
                     503, "server_full", "too many games of bots only are running; try later", 60
                 )
             mine = sum(1 for r in running if r.creator == address)
-            mine += self.creating[address, True]
-            if mine >= opts.bot_games_per_address:
-                raise ApiError(
-                    429,
-                    "too_many_games",
-                    f"this address already runs {mine} games of bots only (the limit is"
-                    f" {opts.bot_games_per_address}); wait until one ends",
-                    30,
-                )
         else:
-            lobbies = sum(
-                1 for r in self.rooms.values() if r.status == OPEN and r.creator == address
-            )
-            lobbies += self.creating[address, False]
-            if lobbies >= opts.lobbies_per_address:
-                raise ApiError(
-                    429,
-                    "too_many_games",
-                    f"this address already has {lobbies} games waiting for players (the limit"
-                    f" is {opts.lobbies_per_address}); start or leave one first",
-                    60,
-                )
-        refusal = self.limits.create_game(address)
+            mine = sum(1 for r in self.rooms.values() if r.status == OPEN and r.creator == address)
+        _check_games_of(opts, bots_only, mine + self.creating[address, bots_only])
+        refusal = self.limits.create_game(address) if take else None
         if refusal is not None:
             raise _too_many(refusal)
+
+    async def admit(self, address: str, bots_only: bool) -> None:
+        """:meth:`_admit`; in scale-out mode the per-address limits count the games and
+        creations of every process (docs/scaling.md)."""
+        if self.cluster is None:
+            self._admit(address, bots_only)
+            return
+        self._admit(address, bots_only, take=False)
+        quota = self.cluster.quota
+        mine = await quota.games(address, bots_only, partial(self.store.run, Store.statuses))
+        _check_games_of(self.options, bots_only, mine + self.creating[address, bots_only])
+        per_minute = self.options.games_per_minute
+        wait = await quota.take_creation(address, per_minute)
+        if wait:
+            raise _too_many(creation_refusal(per_minute, wait))
 
     async def create(self, body: dict[str, Any], base: str, address: str) -> dict[str, Any]:
         await self.close_idle_lobbies()
         settings, seats = self.settings_from(body)
         bots_only = not any(s.human for s in seats)
-        self._admit(address, bots_only)
+        await self.admit(address, bots_only)
         key = (address, bots_only)
         self.creating[key] += 1  # counted from here on: concurrent calls see this one
         try:
@@ -574,6 +593,12 @@ class GameServer:
             raise ApiError(503, "storage_failed", f"the game could not be saved: {error}") from None
         self.rooms[game_id] = room
         log.info("game %s: created (%s, %d seats)", game_id, settings.course, len(seats))
+        if self.cluster is not None:  # counted for its address by every process
+            bots_only = not any(s.human for s in seats)
+            try:
+                await self.cluster.quota.created(address, bots_only, game_id)
+            except Exception as error:  # the game is made; only the count is missing
+                log.warning("game %s: not counted for its address in Redis (%s)", game_id, error)
         return room
 
     async def join(self, room: GameRoom, body: dict[str, Any], base: str) -> dict[str, Any]:

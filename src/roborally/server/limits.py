@@ -94,12 +94,14 @@ class AddressLimits:
         """Take one creation from ``address``'s bucket (``games_per_minute`` at once, then one
         every 60/``games_per_minute`` seconds)."""
         wait = self.creations.take(address)
-        if wait:
-            per_minute = self.options.games_per_minute
-            seconds = math.ceil(wait)
-            return Refusal(
-                "rate_limited",
-                f"this address may create {per_minute} games a minute; try again in {seconds} s",
-                seconds,
-            )
-        return None
+        return creation_refusal(self.options.games_per_minute, wait) if wait else None
+
+
+def creation_refusal(per_minute: int, wait: float) -> Refusal:
+    """An address created ``per_minute`` games in the last minute: it waits ``wait`` s."""
+    seconds = math.ceil(wait)
+    return Refusal(
+        "rate_limited",
+        f"this address may create {per_minute} games a minute; try again in {seconds} s",
+        seconds,
+    )

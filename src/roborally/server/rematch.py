@@ -180,7 +180,7 @@ class Rematches:
         server = self.server
         address = conn.address
         try:
-            server._admit(address, False)
+            await server.admit(address, False)
         except ApiError as error:  # too many games: on this server, or from this address
             raise ProtocolError(
                 "rematch_refused", error.message, retry_after=error.retry_after

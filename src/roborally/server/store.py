@@ -170,6 +170,10 @@ class GameStore(Protocol):
 
     def ids_with_status(self, *statuses: str) -> list[str]: ...
 
+    def statuses(self, game_ids: list[str]) -> dict[str, str]:
+        """The status of each of ``game_ids`` that is stored (one query)."""
+        ...
+
     def finished_summaries(self, limit: int = 50) -> list[dict[str, Any]]: ...
 
 
@@ -499,6 +503,15 @@ class Store:
     def status(self, game_id: str) -> str | None:
         row = self.db.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else str(row[0])
+
+    def statuses(self, game_ids: list[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for start in range(0, len(game_ids), 500):  # SQLite's limit on parameters
+            part = game_ids[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            rows = self.db.execute(f"SELECT id, status FROM games WHERE id IN ({marks})", part)
+            found.update((str(r[0]), str(r[1])) for r in rows.fetchall())
+        return found
 
     def ids_with_status(self, *statuses: str) -> list[str]:
         marks = ", ".join("?" for _ in statuses)

@@ -363,6 +363,10 @@ class PostgresStore:
         row = self._one("SELECT status FROM games WHERE id = %s", (game_id,))
         return None if row is None else str(row[0])
 
+    def statuses(self, game_ids: list[str]) -> dict[str, str]:
+        rows = self._rows("SELECT id, status FROM games WHERE id = ANY(%s)", (game_ids,))
+        return {str(r[0]): str(r[1]) for r in rows}
+
     def ids_with_status(self, *statuses: str) -> list[str]:
         rows = self._rows(
             "SELECT id FROM games WHERE status = ANY(%s) ORDER BY created", (list(statuses),)

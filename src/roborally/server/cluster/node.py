@@ -41,6 +41,7 @@ from roborally.server.cluster.bus import Bus
 from roborally.server.cluster.chat import ChatKeeper
 from roborally.server.cluster.lease import Leases, Presence
 from roborally.server.cluster.link import Link
+from roborally.server.cluster.quota import SharedQuota
 from roborally.server.cluster.remote import RemoteConnection
 from roborally.server.connection import Connection
 from roborally.server.room import BROKEN, FINISHED, OPEN, RUNNING, GameRoom
@@ -116,6 +117,7 @@ class ClusterNode:
         self.presence: Presence
         self.bus: Bus
         self.chat: ChatKeeper
+        self.quota: SharedQuota
         self.held: set[str] = set()  # games whose lease this process holds
         self.loading: dict[str, tuple[asyncio.Event, list[dict[str, Any]]]] = {}
         self.links: dict[str, Link] = {}  # every socket of this process, by its id
@@ -139,6 +141,7 @@ class ClusterNode:
         self.server.store.sync.writer = self.process  # its writes are fenced (Store.claim)
         self.server.ctx.taken_over = self.taken_over
         self.chat = ChatKeeper(self.redis)
+        self.quota = SharedQuota(self.redis)
         self.server.ctx.chat_said = self.chat.said
         self.leases = Leases(self.redis, self.process, lease_ms)
         self.presence = Presence(self.redis, self.process, lease_ms)

@@ -1,0 +1,90 @@
+"""Per-address limits on new games shared by every process (scale-out mode).
+
+A single server counts an address's games and creations itself; behind a load balancer each
+process would count only what reached it, so an address could get N times the limits of N
+processes. These counts live in Redis instead:
+
+* **creations a minute** (``games_per_minute``): one GCRA bucket per address,
+  ``roborally:create:<address>``, kept by a script with Redis's own clock (the processes'
+  clocks may differ): the limit's number at once, then one every 60 / limit seconds;
+* **games of an address** (``lobbies_per_address``, ``bot_games_per_address``): the ids of the
+  games the address created, ``roborally:lobbies:<address>`` and ``roborally:botgames:<address>``.
+  The count is of those still waiting for players (a lobby) or still going (a game of bots
+  only), read from the database (one query) when a new game is asked for; the others leave the
+  set then.
+  Nothing needs to be told when a game starts or ends, so a process that dies leaves nothing
+  wrong behind.
+
+Two creations at the same moment on two processes may both pass the games-of-an-address check
+(each process still counts its own creations under way); the creation rate is exact.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+CREATE = "roborally:create:"
+LOBBIES = "roborally:lobbies:"
+BOT_GAMES = "roborally:botgames:"
+KEEP_SECONDS = 24 * 3600  # an address's list of games is forgotten a day after its last game
+
+#: GCRA: KEYS[1] holds the theoretical arrival time (microseconds). ARGV: the interval
+#: between two creations (microseconds) and the burst. Returns 0 when taken, else the
+#: microseconds to wait.
+_TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local after = tat + interval
+local wait = after - now - interval * burst
+if wait > 0 then return wait end
+redis.call('SET', KEYS[1], string.format('%d', after), 'PX', math.ceil((after - now) / 1000))
+return 0
+"""
+
+Statuses = Callable[[list[str]], Awaitable[dict[str, str]]]
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+class SharedQuota:
+    """The shared counts of one cluster (``redis`` is a ``redis.asyncio.Redis``)."""
+
+    def __init__(self, redis: Any) -> None:
+        self.redis = redis
+        self._take = redis.register_script(_TAKE)
+
+    async def take_creation(self, address: str, per_minute: int) -> int:
+        """Take one creation from ``address``'s bucket: 0, or the seconds to wait first."""
+        interval = max(1, round(60_000_000 / max(1, per_minute)))
+        wait = int(await self._take(keys=[CREATE + address], args=[interval, per_minute]))
+        return math.ceil(wait / 1_000_000) if wait > 0 else 0
+
+    async def games(self, address: str, bots_only: bool, statuses: Statuses) -> int:
+        """How many lobbies (or, ``bots_only``, games of bots only) ``address`` has going in
+        the whole cluster; ``statuses`` reads the games' statuses from the database."""
+        key = (BOT_GAMES if bots_only else LOBBIES) + address
+        counted = ("open", "running") if bots_only else ("open",)
+        ids = [_text(member) for member in await self.redis.smembers(key)]
+        if not ids:
+            return 0
+        known = await statuses(ids)
+        gone = [game_id for game_id in ids if known.get(game_id) not in counted]
+        if gone:
+            await self.redis.srem(key, *gone)
+        return len(ids) - len(gone)
+
+    async def created(self, address: str, bots_only: bool, game_id: str) -> None:
+        """Count a game ``address`` has just created."""
+        key = (BOT_GAMES if bots_only else LOBBIES) + address
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(key, game_id)
+        pipe.expire(key, KEEP_SECONDS)
+        await pipe.execute()
