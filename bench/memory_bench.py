@@ -1,7 +1,7 @@
 """Memory of one game in the server: a running game, and a finished game (docs/server.md
 "Memory").
 
-The server runs in this process with the engine in it too (``workers=0``), so tracemalloc
+The server runs in this process with the engine in it too (``engine_workers=0``), so tracemalloc
 sees everything a game costs: its room (seats, timers, the mirror of events and views the
 server answers pages from) and its engine game. A first game is played to the end before
 measuring, so that what every game shares (modules, courses, cards) is not counted.
@@ -36,7 +36,7 @@ from roborally.server.room import GameRoom
 from roborally.server.settings import ServerOptions
 
 SEATS = [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 5
-OPTIONS = ServerOptions(workers=0, min_seconds=0.5, grace_seconds=3600, keep_finished=1000)
+OPTIONS = ServerOptions(engine_workers=0, min_seconds=0.5, grace_seconds=3600, keep_finished=1000)
 
 
 def rooms(client: TestClient) -> dict[str, GameRoom]:
