@@ -271,11 +271,11 @@ def redis_url(redis_service: str) -> str:
     Redis (server/cluster/quota.py), so they would add up over the session."""
     import redis
 
-    from roborally.server.cluster.quota import BOT_GAMES, CREATE, LOBBIES
+    from roborally.server.cluster.quota import BOT_GAMES, CREATE, LOBBIES, SOCKETS
 
     client = redis.Redis.from_url(redis_service)
     try:
-        for prefix in (CREATE, LOBBIES, BOT_GAMES):
+        for prefix in (CREATE, LOBBIES, BOT_GAMES, SOCKETS):
             keys = list(client.scan_iter(match=prefix + "*"))
             if keys:
                 client.delete(*keys)

@@ -376,3 +376,44 @@ def test_the_per_address_limits_count_the_games_of_every_process(
         start(fourth)
         code, text = refusal(make(b, "human", "human"))  # the sixth in a minute
         assert code == "rate_limited" and "5 games a minute" in text
+
+
+def test_an_address_connections_are_counted_over_every_process(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """``connections_per_address`` counts the sockets an address has open on every live
+    process (in Redis): with 3 allowed, two on one process and one on the other leave no room
+    for a fourth on either, until one closes."""
+    import websockets
+
+    with pair(tmp_path, redis_url, postgres_url, connections_per_address=3) as (a, b):
+        gid = new_game(a, 7, "human", "human")["game_id"]
+
+        def url(live: LiveServer) -> str:
+            return f"ws://127.0.0.1:{live.port}/ws/{gid}"
+
+        async def first_message(ws: Any) -> dict[str, Any]:
+            await ws.send(json.dumps({"type": "hello", "v": 1}))
+            answer: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            return answer
+
+        async def check() -> list[str]:
+            seen: list[str] = []
+            async with contextlib.AsyncExitStack() as stack:
+                held = [
+                    await stack.enter_async_context(websockets.connect(url(live)))
+                    for live in (a, a, b)
+                ]
+                seen += [(await first_message(ws))["type"] for ws in held]
+                for live in (b, a):  # a fourth, on either process: refused
+                    async with websockets.connect(url(live)) as extra:
+                        refused = json.loads(await asyncio.wait_for(extra.recv(), 10))
+                        seen.append(refused["code"])
+                await held[0].close()
+                await asyncio.sleep(0.2)  # its process takes it off the count
+                async with websockets.connect(url(b)) as again:
+                    seen.append((await first_message(again))["type"])
+            return seen
+
+        seen = run_fresh_loop(check())
+        assert seen == ["welcome"] * 3 + ["too_many_connections"] * 2 + ["welcome"]

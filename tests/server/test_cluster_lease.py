@@ -155,7 +155,7 @@ def test_the_shared_creation_rate_and_games_of_an_address(redis_url: str) -> Non
     async def check(client: Any) -> None:
         address = "192.0.2." + str(secrets.randbelow(250))
         await client.delete("roborally:create:" + address, LOBBIES + address)
-        first, second = SharedQuota(client), SharedQuota(client)  # two processes
+        first, second = SharedQuota(client, "A"), SharedQuota(client, "B")  # two processes
         assert await first.take_creation(address, 3) == 0
         assert await second.take_creation(address, 3) == 0
         assert await first.take_creation(address, 3) == 0
@@ -174,5 +174,28 @@ def test_the_shared_creation_rate_and_games_of_an_address(redis_url: str) -> Non
         kept = {m.decode() for m in await client.smembers(LOBBIES + address)}
         assert kept == {"g1"}
         assert 0 < await client.ttl(LOBBIES + address) <= 24 * 3600
+
+    run(redis_url, check)
+
+
+def test_an_address_sockets_count_only_on_live_processes(redis_url: str) -> None:
+    """The sockets of a process that died (its alive key gone) do not count, and its field
+    goes; a process that joined since the last beat is asked about, and counts."""
+    from roborally.server.cluster.lease import ALIVE
+    from roborally.server.cluster.quota import SOCKETS, SharedQuota
+
+    async def check(client: Any) -> None:
+        address = "198.51.100." + str(secrets.randbelow(250))
+        key = SOCKETS + address
+        await client.delete(key)
+        await client.hset(key, mapping={"ghost": 5, "newcomer": 1})
+        await client.set(ALIVE + "newcomer", "1", px=5000)
+        mine = SharedQuota(client, "me")  # its cached list of live processes is empty
+        assert await mine.open_socket(address, 2)  # newcomer's 1 + this one
+        assert not await mine.open_socket(address, 2)  # a third: refused, not counted
+        counts = {k.decode(): int(v) for k, v in (await client.hgetall(key)).items()}
+        assert counts == {"newcomer": 1, "me": 1}
+        await mine.close_socket(address)
+        assert int(await client.hget(key, "me")) == 0
 
     run(redis_url, check)

@@ -43,11 +43,17 @@ from roborally.engine.editions import all_editions
 from roborally.server.api_error import ApiError
 from roborally.server.cluster.link import Link
 from roborally.server.cluster.node import FORWARDED, ClusterNode
+from roborally.server.cluster.quota import SharedQuota
 from roborally.server.cluster.router import ClusterRouter
 from roborally.server.connection import Connection
 from roborally.server.database import open_database
 from roborally.server.index_page import index_route
-from roborally.server.limits import AddressLimits, Refusal, creation_refusal
+from roborally.server.limits import (
+    AddressLimits,
+    Refusal,
+    connections_refusal,
+    creation_refusal,
+)
 from roborally.server.protocol import (
     CLOSE_BAD_REQUEST,
     CLOSE_HELLO_TIMEOUT,
@@ -998,6 +1004,13 @@ async def game_socket(websocket: WebSocket) -> None:
     address = _address(websocket)
     await websocket.accept()
     refusal = server.limits.open_socket(address)
+    shared = server.cluster.quota if server.cluster is not None else None
+    counted: bool | None = None  # counted in Redis (scale-out mode: every process's sockets)
+    if refusal is None and shared is not None:
+        counted = await _open_shared(shared, address, server.options.connections_per_address)
+        if counted is False:
+            server.limits.close_socket(address)
+            refusal = connections_refusal(server.options.connections_per_address)
     if refusal is not None:
         log.warning("ws from %s refused: %s", address, refusal.code)
         await _refuse_socket(
@@ -1008,6 +1021,20 @@ async def game_socket(websocket: WebSocket) -> None:
         await _serve_socket(server, websocket, address)
     finally:
         server.limits.close_socket(address)
+        if shared is not None and counted:
+            with contextlib.suppress(Exception):  # Redis away: its count ages out in a day
+                await shared.close_socket(address)
+
+
+async def _open_shared(quota: SharedQuota, address: str, limit: int) -> bool | None:
+    """Count a socket in Redis (``False``: the address has ``limit`` open already). ``None``
+    when Redis cannot be reached: this process's count alone decides then (a lost Redis must
+    not lock every player out)."""
+    try:
+        return await quota.open_socket(address, limit)
+    except Exception as error:
+        log.warning("ws from %s: not counted in Redis (%s)", address, error)
+        return None
 
 
 async def _serve_socket(server: GameServer, websocket: WebSocket, address: str) -> None:

@@ -65,11 +65,7 @@ class AddressLimits:
     def open_socket(self, address: str) -> Refusal | None:
         limit = self.options.connections_per_address
         if self.sockets[address] >= limit:
-            return Refusal(
-                "too_many_connections",
-                f"this address already has {limit} connections open; close some tabs",
-                5,
-            )
+            return connections_refusal(limit)
         self.sockets[address] += 1
         return None
 
@@ -104,4 +100,13 @@ def creation_refusal(per_minute: int, wait: float) -> Refusal:
         "rate_limited",
         f"this address may create {per_minute} games a minute; try again in {seconds} s",
         seconds,
+    )
+
+
+def connections_refusal(limit: int) -> Refusal:
+    """An address has ``limit`` WebSockets open already."""
+    return Refusal(
+        "too_many_connections",
+        f"this address already has {limit} connections open; close some tabs",
+        5,
     )

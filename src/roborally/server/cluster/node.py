@@ -141,7 +141,7 @@ class ClusterNode:
         self.server.store.sync.writer = self.process  # its writes are fenced (Store.claim)
         self.server.ctx.taken_over = self.taken_over
         self.chat = ChatKeeper(self.redis)
-        self.quota = SharedQuota(self.redis)
+        self.quota = SharedQuota(self.redis, self.process)
         self.server.ctx.chat_said = self.chat.said
         self.leases = Leases(self.redis, self.process, lease_ms)
         self.presence = Presence(self.redis, self.process, lease_ms)
@@ -510,6 +510,7 @@ class ClusterNode:
             ]
         )
         await self.presence.beat({LOBBY + self.process: self.lobby_text})
+        self.quota.alive = set(await self.presence.members())
         await self._check_holders()
         await self._check_owners()
 

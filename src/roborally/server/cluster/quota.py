@@ -15,17 +15,25 @@ processes. These counts live in Redis instead:
   Nothing needs to be told when a game starts or ends, so a process that dies leaves nothing
   wrong behind.
 
+* **WebSockets open** (``connections_per_address``): ``roborally:sockets:<address>``, a hash of
+  each process's count; only live processes' counts add up (a dead process cannot close its
+  sockets), and a dead one's field goes at the next count.
+
 Two creations at the same moment on two processes may both pass the games-of-an-address check
 (each process still counts its own creations under way); the creation rate is exact.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from roborally.server.cluster.lease import ALIVE
+
 CREATE = "roborally:create:"
+SOCKETS = "roborally:sockets:"
 LOBBIES = "roborally:lobbies:"
 BOT_GAMES = "roborally:botgames:"
 KEEP_SECONDS = 24 * 3600  # an address's list of games is forgotten a day after its last game
@@ -57,9 +65,11 @@ def _text(value: Any) -> str:
 class SharedQuota:
     """The shared counts of one cluster (``redis`` is a ``redis.asyncio.Redis``)."""
 
-    def __init__(self, redis: Any) -> None:
+    def __init__(self, redis: Any, process: str) -> None:
         self.redis = redis
+        self.process = process
         self._take = redis.register_script(_TAKE)
+        self.alive: set[str] = set()  # the live processes (the node renews it every beat)
 
     async def take_creation(self, address: str, per_minute: int) -> int:
         """Take one creation from ``address``'s bucket: 0, or the seconds to wait first."""
@@ -88,3 +98,31 @@ class SharedQuota:
         pipe.sadd(key, game_id)
         pipe.expire(key, KEEP_SECONDS)
         await pipe.execute()
+
+    async def open_socket(self, address: str, limit: int) -> bool:
+        """Count a WebSocket of ``address`` on this process, unless the address has ``limit``
+        open on the live processes already (``False``: refused, nothing counted)."""
+        key = SOCKETS + address
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hincrby(key, self.process, 1)
+        pipe.expire(key, KEEP_SECONDS)
+        pipe.hgetall(key)
+        counts = {_text(p): int(n) for p, n in (await pipe.execute())[-1].items()}
+        live = self.alive | {self.process}
+        unknown = [p for p in counts if p not in live]
+        if unknown:  # joined since the last beat, or died: ask
+            said = await self.redis.mget([ALIVE + p for p in unknown])
+            live |= {p for p, v in zip(unknown, said, strict=True) if v is not None}
+        total = sum(n for p, n in counts.items() if p in live)
+        dead = [p for p in counts if p not in live]
+        if dead:  # a process that died cannot close its sockets: its counts go
+            with contextlib.suppress(Exception):
+                await self.redis.hdel(key, *dead)
+        if total > limit:
+            await self.redis.hincrby(key, self.process, -1)
+            return False
+        return True
+
+    async def close_socket(self, address: str) -> None:
+        """A WebSocket counted by :meth:`open_socket` closed."""
+        await self.redis.hincrby(SOCKETS + address, self.process, -1)
