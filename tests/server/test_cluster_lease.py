@@ -170,7 +170,8 @@ def test_the_shared_creation_rate_and_games_of_an_address(redis_url: str) -> Non
 
         for game_id in ("g1", "g2", "g3", "g4"):
             await first.created(address, False, game_id)
-        assert await second.games(address, False, read) == 1  # only g1 waits for players
+        assert await second.games(address, False, read, below=5) == 4  # surely under 5
+        assert await second.games(address, False, read, below=4) == 1  # only g1 waits
         kept = {m.decode() for m in await client.smembers(LOBBIES + address)}
         assert kept == {"g1"}
         assert 0 < await client.ttl(LOBBIES + address) <= 24 * 3600

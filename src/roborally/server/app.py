@@ -500,9 +500,12 @@ class GameServer:
             self._admit(address, bots_only)
             return
         self._admit(address, bots_only, take=False)
-        quota = self.cluster.quota
-        mine = await quota.games(address, bots_only, partial(self.store.run, Store.statuses))
-        _check_games_of(self.options, bots_only, mine + self.creating[address, bots_only])
+        quota, opts = self.cluster.quota, self.options
+        limit = opts.bot_games_per_address if bots_only else opts.lobbies_per_address
+        under_way = self.creating[address, bots_only]
+        statuses = partial(self.store.run, Store.statuses)
+        mine = await quota.games(address, bots_only, statuses, below=limit - under_way)
+        _check_games_of(opts, bots_only, mine + under_way)
         per_minute = self.options.games_per_minute
         wait = await quota.take_creation(address, per_minute)
         if wait:

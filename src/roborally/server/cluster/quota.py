@@ -10,8 +10,8 @@ processes. These counts live in Redis instead:
 * **games of an address** (``lobbies_per_address``, ``bot_games_per_address``): the ids of the
   games the address created, ``roborally:lobbies:<address>`` and ``roborally:botgames:<address>``.
   The count is of those still waiting for players (a lobby) or still going (a game of bots
-  only), read from the database (one query) when a new game is asked for; the others leave the
-  set then.
+  only), read from the database (one query) when a new game is asked for and the set is as
+  large as the limit; the others leave the set then.
   Nothing needs to be told when a game starts or ends, so a process that dies leaves nothing
   wrong behind.
 
@@ -77,14 +77,16 @@ class SharedQuota:
         wait = int(await self._take(keys=[CREATE + address], args=[interval, per_minute]))
         return math.ceil(wait / 1_000_000) if wait > 0 else 0
 
-    async def games(self, address: str, bots_only: bool, statuses: Statuses) -> int:
+    async def games(self, address: str, bots_only: bool, statuses: Statuses, below: int) -> int:
         """How many lobbies (or, ``bots_only``, games of bots only) ``address`` has going in
-        the whole cluster; ``statuses`` reads the games' statuses from the database."""
+        the whole cluster; ``statuses`` reads the games' statuses from the database. Fewer
+        ids than ``below`` are not looked up: their number is enough to know the address is
+        under its limit."""
         key = (BOT_GAMES if bots_only else LOBBIES) + address
         counted = ("open", "running") if bots_only else ("open",)
         ids = [_text(member) for member in await self.redis.smembers(key)]
-        if not ids:
-            return 0
+        if len(ids) < below:
+            return len(ids)
         known = await statuses(ids)
         gone = [game_id for game_id in ids if known.get(game_id) not in counted]
         if gone:
