@@ -1,8 +1,8 @@
-"""Per-address limits on new games shared by every process (scale-out mode).
+"""Per-address limits shared by every process (scale-out mode).
 
-A single server counts an address's games and creations itself; behind a load balancer each
-process would count only what reached it, so an address could get N times the limits of N
-processes. These counts live in Redis instead:
+A single server counts an address's games, creations and sockets itself; behind a load
+balancer each process would count only what reached it, so an address could get N times the
+limits of N processes. These counts live in Redis instead:
 
 * **creations a minute** (``games_per_minute``): one GCRA bucket per address,
   ``roborally:create:<address>``, kept by a script with Redis's own clock (the processes'
@@ -11,10 +11,8 @@ processes. These counts live in Redis instead:
   games the address created, ``roborally:lobbies:<address>`` and ``roborally:botgames:<address>``.
   The count is of those still waiting for players (a lobby) or still going (a game of bots
   only), read from the database (one query) when a new game is asked for and the set is as
-  large as the limit; the others leave the set then.
-  Nothing needs to be told when a game starts or ends, so a process that dies leaves nothing
-  wrong behind.
-
+  large as the limit; the others leave the set then. Nothing needs to be told when a game
+  starts or ends, so a process that dies leaves nothing wrong behind;
 * **WebSockets open** (``connections_per_address``): ``roborally:sockets:<address>``, a hash of
   each process's count; only live processes' counts add up (a dead process cannot close its
   sockets), and a dead one's field goes at the next count.
