@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from starlette.testclient import TestClient
 
 from roborally.bots.random_bot import RandomBot
 from roborally.content.record import parse_record, replay, write_record
@@ -91,17 +95,10 @@ def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
     from where they were instead of starting again, and a half-made program is kept."""
     options = dataclasses.replace(FAST, database=database)
     with make_client(tmp_path, options) as client:
-        game = create(
-            client,
-            seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
-            program_seconds=600,
-            grace_seconds=900,
-        )
-        gid = game["game_id"]
-        with connect(client, gid, game["seats"][0]["token"]) as session:
-            ws = hello(session, name="Ada")
-            ws.send(type="start")
-            program = programming(ws)
+        kinds = ("human", "bot", "human")
+        with at_programming(client, kinds, program_seconds=600, grace_seconds=900) as started:
+            game, ws, program = started
+            gid = game["game_id"]
             hand = program["info"]["hand"]
             draft = [hand[0], hand[1], None, None, None]
             ws.send(type="draft", decision_id=program["id"], program=draft, id=3)
@@ -134,28 +131,40 @@ def test_runtime_changes_close_together_are_saved_once(tmp_path: Path) -> None:
     """Drafts (and a move's timers) change the runtime state several times in a few
     milliseconds; it is saved once, RUNTIME_SAVE_SECONDS after the first change, with the
     last of them."""
-    with make_client(tmp_path) as client:
-        game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], program_seconds=600)
+    with (
+        make_client(tmp_path) as client,
+        at_programming(client, ("human", "bot"), program_seconds=600) as started,
+    ):
+        game, ws, program = started
         gid = game["game_id"]
-        with connect(client, gid, game["seats"][0]["token"]) as session:
-            ws = hello(session, name="Ada")
-            ws.send(type="start")
-            program = programming(ws)
-            hand = program["info"]["hand"]
-            room = room_of(client, gid)
-            store = room.ctx.store.sync
-            saved: list[Any] = []
-            real = store.save_runtime
-            store.save_runtime = lambda game_id, data: (saved.append(data), real(game_id, data))  # type: ignore[method-assign]
-            for n in range(1, 6):
-                draft = [*hand[:n], *[None] * (5 - n)]
-                ws.send(type="draft", decision_id=program["id"], program=draft, id=10 + n)
-                assert ws.until("ack")["ref"] == 10 + n
-            time.sleep(RUNTIME_SAVE_SECONDS + 0.3)
-            assert len(saved) == 1, saved
-            assert saved[0]["seats"][0]["drafts"] == {program["id"]: hand[:5]}
-            stored = store.load(gid)
-            assert stored is not None and stored.runtime == saved[0]
+        hand = program["info"]["hand"]
+        room = room_of(client, gid)
+        store = room.ctx.store.sync
+        saved: list[Any] = []
+        real = store.save_runtime
+        store.save_runtime = lambda game_id, data: (saved.append(data), real(game_id, data))  # type: ignore[method-assign]
+        for n in range(1, 6):
+            draft = [*hand[:n], *[None] * (5 - n)]
+            ws.send(type="draft", decision_id=program["id"], program=draft, id=10 + n)
+            assert ws.until("ack")["ref"] == 10 + n
+        time.sleep(RUNTIME_SAVE_SECONDS + 0.3)
+        assert len(saved) == 1, saved
+        assert saved[0]["seats"][0]["drafts"] == {program["id"]: hand[:5]}
+        stored = store.load(gid)
+        assert stored is not None and stored.runtime == saved[0]
+
+
+@contextlib.contextmanager
+def at_programming(
+    client: TestClient, kinds: tuple[str, ...], **body: Any
+) -> Iterator[tuple[dict[str, Any], Ws, dict[str, Any]]]:
+    """A game of ``kinds`` seats started by Ada in seat 0, at her first program decision:
+    (the game as created, her socket, the decision)."""
+    game = create(client, seats=[{"kind": kind} for kind in kinds], **body)
+    with connect(client, game["game_id"], game["seats"][0]["token"]) as session:
+        ws = hello(session, name="Ada")
+        ws.send(type="start")
+        yield game, ws, programming(ws)
 
 
 def programming(ws: Ws) -> dict[str, Any]:

@@ -8,7 +8,6 @@ two games. Above the rooms (it makes one), so the rooms know it only as the cont
 
 from __future__ import annotations
 
-import base64
 import json
 import secrets
 from dataclasses import dataclass
@@ -28,15 +27,12 @@ from roborally.server.store import Store, StoreError
 if TYPE_CHECKING:
     from roborally.server.app import GameServer
 
-TRIES = 3  # calls to the owner of a rematch that is changing hands
-
 
 @dataclass(frozen=True)
 class Owner:
-    """The process that owns a rematch (scale-out mode, docs/scaling.md)."""
+    """A rematch owned by another process (scale-out mode, docs/scaling.md)."""
 
     game_id: str
-    process: str
 
 
 class Rematches:
@@ -60,7 +56,8 @@ class Rematches:
             new_id = existing.id
             await self._claim(existing, conn.seat, token)
         else:  # another process owns the rematch: it gives the seat
-            new_id = await self._claim_there(room, existing, conn, token)
+            new_id = existing.game_id
+            await self._claim_there(room, existing, conn, token)
         conn.send(message("ack", ref=msg.ref, game_id=new_id, **{"for": "rematch"}))
         by = room.seats[conn.seat].name if conn.seat is not None else None
         told = [c for c in room.conns if c.hello] if created else [conn]
@@ -81,8 +78,7 @@ class Rematches:
 
     async def _existing(self, room: GameRoom) -> GameRoom | Owner | None:
         """The rematch already made, unless its lobby was closed (then a new one is made). In
-        scale-out mode it may be owned by another process: then that process (an
-        :class:`Owner`)."""
+        scale-out mode it may be owned by another process: then an :class:`Owner`."""
         game_id = room.talk.rematch
         if game_id is None:
             return None
@@ -90,44 +86,24 @@ class Rematches:
         if node is not None:  # takes it when nobody owns it and it is still going
             route = await node.route(game_id, socket=False)
             if route.owner is not None:
-                return Owner(game_id, route.owner)
+                return Owner(game_id)
         found = await self.server.get_room(game_id)
         if found is None or found.status not in ("open", "running", "finished"):
             return None
         return found
 
-    async def _claim_there(self, room: GameRoom, owner: Owner, conn: Connection, token: str) -> str:
-        """Have the process that owns the rematch give this seat its token there (the
-        ``rematch_seat`` call of the HTTP API, sent to that process over the bus)."""
+    async def _claim_there(
+        self, room: GameRoom, owner: Owner, conn: Connection, token: str
+    ) -> None:
+        """Have the process that owns the rematch give this seat its token there: the
+        ``rematch_seat`` call of the HTTP API, which the router sends to that process."""
         node = self.server.cluster
         assert node is not None
         body = json.dumps({"previous": room.id, "token": token}).encode()
-        scope = {
-            "method": "POST",
-            "path": f"/api/games/{owner.game_id}/rematch_seat",
-            "headers": [(b"content-type", b"application/json")],
-            "client": (conn.address, 0),
-        }
-        where: str | None = owner.process
-        for _ in range(TRIES):
-            if where is None:  # it changed hands: ask again where it is
-                found = await self._existing(room)
-                if isinstance(found, GameRoom):
-                    await self._claim(found, conn.seat, token)
-                    return found.id
-                if found is None:
-                    raise ProtocolError("rematch_refused", "the rematch is gone; ask again")
-                where = found.process
-            reply = await node.forward_http(where, owner.game_id, scope, body)
-            if reply is None:
-                where = None
-                continue
-            if reply["status"] != 200:
-                raise _refusal(reply)
-            return owner.game_id
-        raise ProtocolError(
-            "rematch_refused", "the rematch is moving to another server; ask again", retry_after=1
-        )
+        path = f"/api/games/{owner.game_id}/rematch_seat"
+        status, answer = await node.call(path, body, conn.address)
+        if status != 200:
+            raise _refusal(status, answer)
 
     async def take_seat(self, new: GameRoom, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /api/games/{new}/rematch_seat``: whoever holds a seat's link of the finished
@@ -227,15 +203,17 @@ class Rematches:
         return new
 
 
-def _refusal(reply: dict[str, Any]) -> ProtocolError:
-    """The error the owner of a rematch answered, for the player who asked."""
+def _refusal(status: int, answer: bytes) -> ProtocolError:
+    """What the owner of a rematch refused, for the player who asked: a taken seat or a failed
+    save as such; anything else (the rematch moving or gone) as a refusal to ask again."""
     try:
-        error = json.loads(base64.b64decode(reply["body"]))["error"]
-        return ProtocolError(str(error["code"]), str(error["message"]))
+        error = json.loads(answer)["error"]
+        code, text = str(error["code"]), str(error["message"])
     except (ValueError, KeyError, TypeError):
-        return ProtocolError(
-            "rematch_refused", f"the server of the rematch answered {reply['status']}; ask again"
-        )
+        code, text = "", f"the server of the rematch answered {status}"
+    if code in ("no_free_seat", "storage_failed"):
+        return ProtocolError(code, text)
+    return ProtocolError("rematch_refused", f"{text}; ask again", retry_after=1)
 
 
 def _hash(token: str) -> str:

@@ -480,6 +480,25 @@ class ClusterNode:
             answer |= {"status": status, "headers": headers, "body": body}
         self.bus.publish(data["p"], answer)
 
+    async def call(self, path: str, body: bytes, client: str) -> tuple[int, bytes]:
+        """POST ``body`` to ``path`` of the HTTP API from this process itself, as if
+        ``client`` had: the router sends it to the owner of its game, wherever that is (the
+        rematch of a finished game owned elsewhere). Its status and body."""
+        assert self.app is not None
+        data = {
+            "method": "POST",
+            "scheme": "http",
+            "path": path,
+            "query": "",
+            "headers": [["content-type", "application/json"]],
+            "client": [client, 0],
+            "server": None,
+        }
+        status, _, answer = await _run_asgi(
+            self.app, data, base64.b64encode(body).decode("ascii"), forwarded=False
+        )
+        return status, base64.b64decode(answer)
+
     # ------------------------------------------------------------ beats
     async def _beats(self) -> None:
         every = self.settings.lease_ms / 3000
@@ -594,9 +613,11 @@ class ClusterNode:
 
 
 async def _run_asgi(
-    app: ASGIApp, data: dict[str, Any], body64: str
+    app: ASGIApp, data: dict[str, Any], body64: str, forwarded: bool = True
 ) -> tuple[int, list[list[str]], str]:
-    """Run a forwarded HTTP call through this process's own app; its status, headers, body."""
+    """Run an HTTP call through this process's own app; its status, headers, body. A call
+    ``forwarded`` by another process is answered here; any other is routed as one from
+    outside would be."""
     body = base64.b64decode(body64)
     scope: dict[str, Any] = {
         "type": "http",
@@ -611,7 +632,7 @@ async def _run_asgi(
         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in data["headers"]],
         "client": tuple(data["client"]) if data["client"] else None,
         "server": tuple(data["server"]) if data["server"] else None,
-        FORWARDED: True,
+        FORWARDED: forwarded,
     }
     sent = False
     status = 500
