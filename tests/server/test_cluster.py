@@ -288,8 +288,9 @@ def test_a_rematch_owned_by_another_process_gives_the_player_their_seat_there(
         assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_token"
         other = httpx.post(url, json={"previous": rematch, "token": bo_token})
         assert other.status_code == 404 and other.json()["error"]["code"] == "not_a_rematch"
-        bad = httpx.post(url, json={"previous": gid})
-        assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
+        for body in ({"previous": gid}, {"previous": "x" * 5000, "token": bo_token}):
+            bad = httpx.post(url, json=body)
+            assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_request"
 
 
 def test_the_chat_survives_a_takeover(tmp_path: Path, redis_url: str, postgres_url: str) -> None:

@@ -110,8 +110,10 @@ class Rematches:
         game ``previous`` takes the same seat of its rematch ``new`` (what a ``rematch`` message
         does, for a process that does not own the rematch, or any client)."""
         previous, token = body.get("previous"), body.get("token")
-        if not isinstance(previous, str) or not isinstance(token, str) or len(token) > 200:
+        if not isinstance(previous, str) or not isinstance(token, str):
             raise ApiError(400, "bad_request", "the body needs 'previous' (a game id) and 'token'")
+        if len(previous) > 32 or len(token) > 200:
+            raise ApiError(400, "bad_request", "'previous' or 'token' is too long to be one")
         store = self.server.store
         if await store.run(Store.rematch_of, previous) != new.id:
             raise ApiError(404, "not_a_rematch", f"game {new.id} is not the rematch of {previous}")
