@@ -80,6 +80,9 @@ def test_a_seed_that_does_not_match_is_shown_as_a_warning(
     bad = commitment_of(seed + 1)
     verdicts = page.evaluate(
         """async ([seed, good, bad]) => {
+            // The page loads its texts as it starts, maybe after these boxes are drawn:
+            // load them first (into the same module the page uses), or keys would show.
+            await (await import("/js/i18n.js")).loadLanguage("en");
             const fair = await import("/js/fair.js");
             const boxes = [good, bad].map((commitment) => fair.revealBox({seed, commitment}));
             boxes.forEach((box, i) => { box.id = "check-" + i; document.body.append(box); });
