@@ -14,13 +14,33 @@ A bot that raises, answers too late or answers illegally does not stop a game: t
 gets its default answer (what :data:`~roborally.engine.core.decisions.TIMEOUT` does: a random
 program, no shutdown, the first option ...), the failure is counted against the bot kind (the
 table's ``errors`` column, ``errors`` and ``first_error`` per bot in the JSON, a line with the
-first message under the table) and the game goes on to its normal end. The time limit per
-decision (``move_time``, ``--move-time``, 10 s by default) is kept without threads: each answer
-is timed and one that took longer is thrown away (the default is played instead), and where
-the game runs in a process's main thread (every worker, and ``--jobs 1`` from the command
-line) a timer signal also stops a bot still thinking at twice the limit, so that even a bot
-that never returns cannot hold up a tournament (a bot stuck inside C code that ignores signals
-still can).
+first message under the table) and the game goes on to its normal end. "Raises" means any
+exception: ``sys.exit`` (``SystemExit``), ``MemoryError`` and a ``KeyboardInterrupt`` the bot
+raises itself are its errors too, with ``--jobs 1`` as in workers. A real Ctrl-C (SIGINT reached
+the process, whatever the bot did with it) stops the tournament: ``KeyboardInterrupt``, no
+table (the command exits with 130), and the workers are ended. The time limit per decision
+(``move_time``, ``--move-time``, 10 s by default) is kept without threads: each answer is timed
+and one that took longer is thrown away (the default is played instead), and where the game
+runs in a process's main thread (every worker, and ``--jobs 1`` from the command line) a timer
+signal also stops a bot still thinking at twice the limit.
+
+A bot can also end its process (``os._exit``, a crash in C code, the out-of-memory killer) or get
+stuck where signals do not reach (C code). With ``--jobs 2`` or more (and with ``--max-memory``)
+the games run in worker processes (:mod:`roborally.bots.tournament_workers`): a worker that dies
+is noticed at once, one whose bot is still deciding :data:`STUCK_GRACE` seconds after the timer
+signal is killed, and a new worker plays on. The game it was playing is lost, not played again
+(its bots are seeded from the game: a second try would most likely end the same way): it is an
+error of the tournament (``errors`` in the JSON and the last line of the table; the command
+exits with 1) and, when a bot was running, a lost game of that bot's kind (counted in its
+``errors`` column and in ``lost_games`` in the JSON, with a line under the table: ``planner: 1
+game(s) lost; first: game 3: worker process died (exit code -9 / signal SIGKILL) while the bot
+in seat 1 (planner) was running ...``); the games and wins of the table count finished games
+only. With ``--jobs 1`` (no ``--max-memory``) the games run in the tournament's own process,
+which such a bot ends or blocks. ``--max-memory MB`` (``max_memory_mb``; no cap by default: the
+address space a worker needs depends on the bots, the built-in ones play within 128 MB) caps
+each worker's address space with ``RLIMIT_AS``, so that a bot allocating beyond it gets a
+``MemoryError`` (its error, as above) where the machine would otherwise swap or the
+out-of-memory killer end a worker.
 
 A bot is named by a kind registered in :data:`roborally.bots.random_bot.BOTS` (``random``,
 ``planner``, ``expert``, or one added with :func:`register_bot`), or as ``module:Class`` for a
@@ -31,7 +51,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import signal
 import sys
@@ -45,6 +64,13 @@ from typing import Any, TextIO
 
 from roborally.bots.base import Bot
 from roborally.bots.random_bot import BOTS, make_bot, seat_seed
+from roborally.bots.tournament_workers import (
+    SeatWatch,
+    check_memory_limit,
+    noting_ctrl_c,
+    play_in_workers,
+    stop_on_ctrl_c,
+)
 from roborally.engine.core.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
 from roborally.engine.core.events import EventKind
 from roborally.engine.game import Game
@@ -52,6 +78,9 @@ from roborally.engine.game import Game
 DEFAULT_COURSES = {"2023": "tiny", "classic": "cl-first-shift", "classic-1994": "cl-first-shift"}
 #: Seconds a bot may take for one decision in a tournament before its answer is replaced.
 DEFAULT_MOVE_TIME = 10.0
+#: Seconds past the timer signal (twice the time per decision) before a worker whose bot is
+#: still deciding is killed.
+STUCK_GRACE = 2.0
 
 
 def register_bot(kind: str, factory: Callable[[int], Bot]) -> None:
@@ -97,6 +126,7 @@ class GameResult:
     bot_errors: list[str] = field(default_factory=list)  # exceptions bots caught themselves
     failures: list[int] = field(default_factory=list)  # per seat: answers replaced by default
     first_failure: list[str] = field(default_factory=list)  # per seat: the first one ("": none)
+    lost_seat: int | None = None  # its worker process died while this seat's bot was running
 
 
 class BotTimeout(Exception):
@@ -156,10 +186,9 @@ def new_tournament_game(task: GameTask) -> Game:
     )
 
 
-def play_one(task: GameTask) -> GameResult:
-    """Play one game of a tournament (in a worker process or in this one)."""
+def _blank_result(task: GameTask) -> GameResult:
     n = len(task.seats)
-    result = GameResult(
+    return GameResult(
         task.index,
         task.seed,
         list(task.seats),
@@ -172,64 +201,108 @@ def play_one(task: GameTask) -> GameResult:
         failures=[0] * n,
         first_failure=[""] * n,
     )
+
+
+def play_one(task: GameTask, watch: SeatWatch | None = None) -> GameResult:
+    """Play one game of a tournament (in a worker process or in this one). ``watch`` is told
+    whose bot runs (a worker shares it with the tournament's process, see
+    :mod:`roborally.bots.tournament_workers`)."""
+    watch = watch or SeatWatch()
+    result = _blank_result(task)
     game: Game | None = None
     bots: list[Bot] = []
-    try:
-        bots = [make(kind, seat_seed(task.seed, seat)) for seat, kind in enumerate(task.seats)]
-        game = new_tournament_game(task)
-        clock = time.perf_counter
-        while not game.is_over():
-            pending = game.pending_decisions()
-            if not pending:
-                raise RuntimeError("the game waits for nothing but is not over")
-            for decision in pending:
-                seat = decision.seat
-                observation = game.observation(seat)
-                began = clock()
-                failure = ""
-                try:
-                    choice = ask_bot(bots[seat], observation, decision, task.move_time)
-                except BotTimeout as error:
-                    failure, choice = f"timed out: {error}", TIMEOUT
-                except Exception as error:
-                    failure, choice = f"raised {error!r}", TIMEOUT
-                spent = clock() - began
-                result.decisions[seat] += 1
-                result.seconds[seat] += spent
-                if decision.kind is DecisionKind.PROGRAM:
-                    result.programs[seat] += 1
-                    result.program_seconds[seat] += spent
-                try:
-                    game.apply(Action(decision.id, seat, choice))
-                except ActionError as error:
-                    failure = f"illegal answer {choice!r}: {error}"
-                    game.apply(Action(decision.id, seat, TIMEOUT))
-                if failure:
-                    result.failures[seat] += 1
-                    if not result.first_failure[seat]:
-                        result.first_failure[seat] = _one_line(f"{decision.id}: {failure}")
-    except Exception:
-        result.error = traceback.format_exc()
+    with noting_ctrl_c():
+        try:
+            bots = _make_bots(task, watch)
+            game = new_tournament_game(task)
+            while not game.is_over():
+                pending = game.pending_decisions()
+                if not pending:
+                    raise RuntimeError("the game waits for nothing but is not over")
+                for decision in pending:
+                    _decide(game, bots[decision.seat], decision, task, result, watch)
+        except BaseException:  # SystemExit or MemoryError too: an error of this game only
+            stop_on_ctrl_c()
+            result.error = traceback.format_exc()
     for bot in bots:
         result.bot_errors.extend(getattr(bot, "errors", []))
     if game is not None:
-        state = game.state
-        result.rounds = state.round
-        result.winner = state.winner
-        result.termination = state.termination or ("error" if result.error else "")
-        result.checkpoints = [p.checkpoint for p in state.players]
-        for event in state.events:
-            if event.kind in (EventKind.REBOOTED, EventKind.DESTROYED) and event.seat is not None:
-                result.reboots[event.seat] += 1
-        if task.records and game.actions:
-            from roborally.content.record import write_record
+        _game_figures(game, task, result)
+    return result
 
-            path = Path(task.records) / f"game-{task.index + 1:04d}-seed-{task.seed}.rec"
-            try:
-                path.write_text(write_record(game, task.course), encoding="utf-8")
-                result.record = str(path)
-            except Exception as error:  # an unfinished game may not be recordable
-                result.error = (result.error or "") + f"record: {error}"
+
+def _make_bots(task: GameTask, watch: SeatWatch) -> list[Bot]:
+    bots = []
+    for seat, kind in enumerate(task.seats):
+        watch.running(seat, deciding=False)
+        bots.append(make(kind, seat_seed(task.seed, seat)))
+    watch.idle()
+    return bots
+
+
+def _decide(
+    game: Game, bot: Bot, decision: Decision, task: GameTask, result: GameResult, watch: SeatWatch
+) -> None:
+    """Ask ``bot`` for ``decision`` and apply its answer, or the default one (counted)."""
+    seat = decision.seat
+    observation = game.observation(seat)
+    began = time.perf_counter()
+    failure = ""
+    watch.running(seat)
+    try:
+        choice = ask_bot(bot, observation, decision, task.move_time)
+    except BotTimeout as error:
+        failure, choice = f"timed out: {error}", TIMEOUT
+    except BaseException as error:  # also SystemExit, MemoryError, its own KeyboardInterrupt
+        failure, choice = f"raised {error!r}", TIMEOUT
+    watch.idle()
+    stop_on_ctrl_c()  # a real Ctrl-C ends the tournament, whatever the bot made of it
+    spent = time.perf_counter() - began
+    result.decisions[seat] += 1
+    result.seconds[seat] += spent
+    if decision.kind is DecisionKind.PROGRAM:
+        result.programs[seat] += 1
+        result.program_seconds[seat] += spent
+    try:
+        game.apply(Action(decision.id, seat, choice))
+    except ActionError as error:
+        failure = f"illegal answer {choice!r}: {error}"
+        game.apply(Action(decision.id, seat, TIMEOUT))
+    if failure:
+        result.failures[seat] += 1
+        if not result.first_failure[seat]:
+            result.first_failure[seat] = _one_line(f"{decision.id}: {failure}")
+
+
+def _game_figures(game: Game, task: GameTask, result: GameResult) -> None:
+    """Copy the figures of a game played (to its end or not) into ``result``; save its record."""
+    state = game.state
+    result.rounds = state.round
+    result.winner = state.winner
+    result.termination = state.termination or ("error" if result.error else "")
+    result.checkpoints = [p.checkpoint for p in state.players]
+    for event in state.events:
+        if event.kind in (EventKind.REBOOTED, EventKind.DESTROYED) and event.seat is not None:
+            result.reboots[event.seat] += 1
+    if task.records and game.actions:
+        from roborally.content.record import write_record
+
+        path = Path(task.records) / f"game-{task.index + 1:04d}-seed-{task.seed}.rec"
+        try:
+            path.write_text(write_record(game, task.course), encoding="utf-8")
+            result.record = str(path)
+        except Exception as error:  # an unfinished game may not be recordable
+            result.error = (result.error or "") + f"record: {error}"
+
+
+def lost_game(task: GameTask, seat: int | None, what: str) -> GameResult:
+    """The result of a game whose worker process died (``what``): an error of the game, and a
+    lost game of the bot in ``seat`` that was running then (None: no bot was)."""
+    result = _blank_result(task)
+    who = f"the bot in seat {seat} ({task.seats[seat]})" if seat is not None else "no bot"
+    result.error = f"{what} while {who} was running; the game is lost (not replayed)"
+    result.termination = "error"
+    result.lost_seat = seat
     return result
 
 
@@ -265,10 +338,20 @@ class BotStats:
     program_seconds: float = 0.0
     failures: int = 0  # answers replaced by the default (raised, too late, illegal)
     first_failure: str | None = None  # the first of them (earliest game), with its decision
+    lost_games: int = 0  # games lost: the worker process died while this kind's bot ran
+    first_lost_game: str | None = None  # the first of them, with what happened
+    first_error: str | None = None  # the first failure or lost game, whichever came first
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
+
+    def count_lost_game(self, game: GameResult) -> None:
+        """A game lost when its worker died while this kind's bot ran (not in ``games``)."""
+        self.lost_games += 1
+        if self.first_lost_game is None:
+            self.first_lost_game = f"game {game.index + 1}: {_one_line(game.error or '')}"
+            self.first_error = self.first_error or self.first_lost_game
 
     def summary(self) -> dict[str, Any]:
         low, high = wilson(self.wins, self.games)
@@ -288,8 +371,11 @@ class BotStats:
             "mean_program_ms": round(1000 * self.program_seconds / self.programs, 3)
             if self.programs
             else 0,
-            "errors": self.failures,
-            "first_error": self.first_failure,
+            "errors": self.failures + self.lost_games,
+            "first_error": self.first_error,
+            "answers_replaced": self.failures,
+            "lost_games": self.lost_games,
+            "first_lost_game": self.first_lost_game,
         }
 
 
@@ -309,6 +395,8 @@ class TournamentResult:
         table: dict[str, BotStats] = {kind: BotStats(kind) for kind in self.bots}
         for game in self.games:
             if game.error:
+                if game.lost_seat is not None:
+                    table[game.seats[game.lost_seat]].count_lost_game(game)
                 continue
             for seat, kind in enumerate(game.seats):
                 s = table[kind]
@@ -323,6 +411,7 @@ class TournamentResult:
                     s.failures += game.failures[seat]
                     if s.first_failure is None:
                         s.first_failure = f"game {game.index + 1}: {game.first_failure[seat]}"
+                        s.first_error = s.first_error or s.first_failure
                 if game.winner == seat:
                     s.wins += 1
                     s.win_rounds += game.rounds
@@ -371,7 +460,8 @@ class TournamentResult:
 
     def table(self) -> str:
         """The per-bot table as text."""
-        rows = [s.summary() for s in self.stats().values()]
+        per_bot = self.stats().values()
+        rows = [s.summary() for s in per_bot]
         header = (
             f"{'bot':<12} {'games':>5} {'wins':>5} {'win rate':>8} {'95% CI':>15}"
             f" {'rounds/win':>10} {'checkpts':>8} {'reboots':>7} {'ms/decision':>11}"
@@ -388,11 +478,15 @@ class TournamentResult:
                 f" {row['reboots_per_game']:>7.2f} {row['mean_decision_ms']:>11.2f}"
                 f" {row['mean_program_ms']:>10.2f} {row['errors']:>6}"
             )
-        for row in rows:
-            if row["errors"]:
+        for stats in per_bot:
+            if stats.failures:
                 lines.append(
-                    f"{row['bot']}: {row['errors']} answer(s) replaced by the default;"
-                    f" first: {row['first_error']}"
+                    f"{stats.kind}: {stats.failures} answer(s) replaced by the default;"
+                    f" first: {stats.first_failure}"
+                )
+            if stats.lost_games:
+                lines.append(
+                    f"{stats.kind}: {stats.lost_games} game(s) lost; first: {stats.first_lost_game}"
                 )
         played = len(self.games) - len(self.errors)
         rate = len(self.games) / self.seconds if self.seconds else 0.0
@@ -490,6 +584,7 @@ def run_tournament(
     records: str | Path | None = None,
     progress: TextIO | None = None,
     move_time: float = DEFAULT_MOVE_TIME,
+    max_memory_mb: int | None = None,
 ) -> TournamentResult:
     """Play a tournament and return its results (see the module doc).
 
@@ -497,11 +592,17 @@ def run_tournament(
     exception or an illegal answer is replaced by the decision's default and counted.
 
     ``jobs`` > 1 plays games in that many worker processes (bots registered with
-    :func:`register_bot` are inherited where processes fork, as on Linux).
+    :func:`register_bot` are inherited where processes fork, as on Linux); a game whose worker
+    dies is lost and counted against the bot that was running (see the module doc).
+
+    ``max_memory_mb`` caps the address space of each worker process (games are then played in
+    workers even with ``jobs`` 1): a bot that allocates beyond it gets ``MemoryError``.
     """
     bots = list(bots or ["planner", "random"])
     if move_time < 0:
         raise ValueError(f"the time per decision cannot be negative: {move_time}")
+    if max_memory_mb is not None:
+        check_memory_limit(max_memory_mb)
     if not bots:
         raise ValueError("name at least one bot")
     course = course or DEFAULT_COURSES.get(edition, "tiny")
@@ -529,26 +630,28 @@ def run_tournament(
     result = TournamentResult(edition, course, bots, seed, max_rounds, list(variants or ()), jobs)
     bar = Progress(len(work), progress)
     began = time.perf_counter()
-    if jobs == 1:
+
+    def finished(game: GameResult) -> None:
+        result.games.append(game)
+        bar.update(len(result.games))
+
+    if jobs == 1 and max_memory_mb is None:
         for task in work:
-            result.games.append(play_one(task))
-            bar.update(len(result.games))
+            finished(play_one(task))
     else:
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with context.Pool(jobs, initializer=_worker_ignores_ctrl_c) as pool:
-            for game in pool.imap_unordered(play_one, work):
-                result.games.append(game)
-                bar.update(len(result.games))
+        play_in_workers(
+            work, jobs, play_one, lost_game, finished, max_memory_mb, stuck_after(move_time)
+        )
     result.seconds = time.perf_counter() - began
     result.games.sort(key=lambda g: g.index)
     return result
 
 
-def _worker_ignores_ctrl_c() -> None:
-    """Ctrl-C reaches every process of the terminal's group: the workers leave it to the
-    parent, which stops the pool (no traceback from each worker)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def stuck_after(move_time: float) -> float:
+    """Seconds after which a worker whose bot is still deciding is killed (0: never). The timer
+    signal stops a bot at twice ``move_time``; a bot still deciding well after that is stuck
+    where signals do not reach it (C code)."""
+    return 2 * move_time + STUCK_GRACE if move_time > 0 else 0.0
 
 
 def cpu_count() -> int:
