@@ -222,25 +222,41 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``roborally verify``'s exit statuses besides 0 (docs/record-format.md, "roborally verify").
+VERIFY_FAILED, VERIFY_UNREADABLE, VERIFY_UNFINISHED = 1, 2, 3
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from roborally.content.fairness import NotVerified, verify_record
+    from roborally.content.fairness import NotVerified, Unfinished, verify_record
     from roborally.content.record import RecordError, load_record
 
     try:
-        verification = verify_record(load_record(args.file))
+        verification = verify_record(load_record(args.file), args.commitment)
+    except Unfinished as error:
+        print(f"roborally verify: NOT verified, UNFINISHED: {error}", file=sys.stderr)
+        return VERIFY_UNFINISHED
     except NotVerified as error:
         print(f"roborally verify: NOT verified: {error}", file=sys.stderr)
-        return 1
+        return VERIFY_FAILED
     except RecordError as error:
         print(f"roborally verify: {error}", file=sys.stderr)
-        return 2
+        return VERIFY_UNREADABLE
     except OSError as error:
         print(f"roborally verify: {args.file}: {error.strerror}", file=sys.stderr)
-        return 2
-    for line in verification.lines():
+        return VERIFY_UNREADABLE
+    for line in verification.lines() + verification.verdict():
         print(line)
-    print("verified")
     return 0
+
+
+def _commitment(text: str) -> str:
+    """An argparse type: a seed commitment, 64 hex digits (a SHA-256)."""
+    value = text.strip().lower()
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a commitment (64 hex digits, as the game showed it)"
+        )
+    return value
 
 
 def _seed(text: str) -> int:
@@ -271,6 +287,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             records=args.records,
             progress=None if args.quiet else sys.stderr,
             move_time=args.move_time,
+            max_memory_mb=args.max_memory,
         )
     except ValueError as error:
         print(f"roborally tournament: {error}", file=sys.stderr)
@@ -494,6 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds a bot may take per decision; a later answer, an error or an illegal"
         " answer gets the default and counts against the bot (0: no limit)",
     )
+    tournament.add_argument(
+        "--max-memory",
+        type=POSITIVE,
+        metavar="MB",
+        help="cap each worker process's memory (address space) at MB megabytes: a bot that"
+        " allocates more gets MemoryError, counted against it; games are then played in worker"
+        " processes, also with --jobs 1 (default: no cap)",
+    )
     tournament.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     tournament.set_defaults(func=_cmd_tournament)
 
@@ -503,9 +528,21 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(func=_cmd_replay)
 
     verify = sub.add_parser(
-        "verify", help="check a record's seed against its commitment, then replay it"
+        "verify",
+        help="check a record's seed against its commitment, then replay it",
+        description="Check a game record: its seed against its commitment (and the commitment"
+        " your game showed, with --commitment), then replay every move to the recorded end."
+        " Exit status: 0 verified (without --commitment: consistent with itself only), 1 not"
+        " verified, 2 not a readable record, 3 the game did not reach its end.",
     )
     verify.add_argument("file", help="a game record")
+    verify.add_argument(
+        "--commitment",
+        metavar="HEX",
+        type=_commitment,
+        help="the seed commitment your game showed before it began (the lobby, the game page"
+        " or roborally play); the record must have it",
+    )
     verify.set_defaults(func=_cmd_verify)
 
     from roborally.server.command import add_arguments

@@ -25,6 +25,9 @@ the game, which ``roborally verify`` (:mod:`roborally.content.fairness`) checks.
     t1-p2-shutdown             P2  no
     t1-r1-p2-reboot_facing     P2  E
 
+A game played on the server also names its game id (``game-id: k3JX9a2Q``, the second line),
+so a record says which game it is; headless games and older records have none.
+
 Version 1 records (before fair seeds) have no ``seed-commitment``, a decimal seed and
 ``rng: splitmix64/1``; they still parse and replay exactly.
 """
@@ -77,6 +80,11 @@ class Record:
     def version(self) -> str:
         """The format version (``"1"`` or ``"2"``)."""
         return self.headers.get("roborally-record", "")
+
+    @property
+    def game_id(self) -> str | None:
+        """The server's id of the game (``None``: a headless game, or an older record)."""
+        return self.headers.get("game-id") or None
 
     @property
     def rng(self) -> str:
@@ -154,12 +162,13 @@ def decode_choice(decision: Decision, tokens: list[str]) -> Any:
     return " ".join(tokens)
 
 
-def write_record(game: Game, course_id: str) -> str:
-    """The record of a game (finished or not)."""
+def write_record(game: Game, course_id: str, game_id: str | None = None) -> str:
+    """The record of a game (finished or not); ``game_id``: the server's id of the game."""
     config = game.config
     outcome = game.outcome()
     headers = [
         ("roborally-record", FORMAT_VERSION),
+        *([("game-id", game_id)] if game_id else []),
         ("edition", config.edition),
         ("rules", game.rules_version),
         ("rng", config.rng),

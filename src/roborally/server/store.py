@@ -12,6 +12,9 @@ directory (the default), and :class:`~roborally.server.store_postgres.PostgresSt
 Safety (docs/server.md "Storage"):
 
 * :class:`DataDirLock` lets one server at a time use a data directory.
+* The data directory is only its owner's (0700) and so is every file the server writes there
+  (0600): the database holds every running game's seed, and whoever reads a seed knows every
+  hand. :func:`warn_if_open` names an older, open directory or file at start.
 * :class:`Store` checks the database when it opens it (``PRAGMA quick_check``, and that it is
   the database this directory had) and raises :class:`DamagedStore` with what to do.
 * Every write is one transaction; a failed write raises :class:`StoreError` and changes nothing.
@@ -28,7 +31,9 @@ import json
 import logging
 import os
 import secrets
+import shlex
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -41,6 +46,12 @@ SCHEMA_VERSION = "1"
 DB_NAME = "roborally.sqlite3"
 LOCK_NAME = "roborally.lock"
 MARK_SUFFIX = ".id"  # beside the database: the id the database must hold
+#: The data directory and the files in it are their owner's alone: the database holds every
+#: running game's seed (docs/server.md, "What players trust the operator for").
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+#: Beside the database: SQLite's own files (they take the database file's mode).
+SQLITE_SUFFIXES = ("-wal", "-shm", "-journal")
 
 T = TypeVar("T")
 log = logging.getLogger("roborally.server")
@@ -237,9 +248,9 @@ class DataDirLock:
 
     def __init__(self, data_dir: str | Path) -> None:
         directory = Path(data_dir)
-        directory.mkdir(parents=True, exist_ok=True)
+        make_private_dir(directory)
         self.path = directory / LOCK_NAME
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -258,6 +269,58 @@ class DataDirLock:
                 fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = -1
+
+
+def make_private_dir(directory: Path) -> None:
+    """Create ``directory`` for its owner alone (0700) if it is missing (parents the usual
+    way); an existing one keeps its mode (:func:`warn_if_open` names it if it is open)."""
+    directory.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty and for its owner alone (0600) if it is missing, so that a file
+    made by someone else's code (SQLite makes its files 0644) never starts readable."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+
+
+def open_paths(directory: Path) -> list[tuple[Path, int]]:
+    """The data directory and the server's files in it that other users may read or write
+    (group or others have any permission), with their modes."""
+    database = directory / DB_NAME
+    paths = [directory, database, Path(str(database) + MARK_SUFFIX), directory / LOCK_NAME]
+    paths += [Path(str(database) + suffix) for suffix in SQLITE_SUFFIXES]
+    found = []
+    for path in paths:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            found.append((path, mode))
+    return found
+
+
+def warn_if_open(directory: Path) -> None:
+    """Log one warning naming the data directory and files other users of this machine can
+    read (left by an older version, or opened by hand), and the ``chmod`` that closes them.
+    Their modes are not changed here: an operator may have opened them on purpose (a backup
+    user's group), and it is their call; the warning comes at every start until it is made."""
+    found = open_paths(directory)
+    if not found:
+        return
+    listed = ", ".join(f"{path} ({mode:04o})" for path, mode in found)
+    dirs = [shlex.quote(str(p)) for p, _ in found if p == directory]
+    files = [shlex.quote(str(p)) for p, _ in found if p != directory]
+    commands = [f"chmod {DIR_MODE:o} {' '.join(dirs)}"] if dirs else []
+    commands += [f"chmod {FILE_MODE:o} {' '.join(files)}"] if files else []
+    log.warning(
+        "other users of this machine can open the data directory or its files: %s. The"
+        " database holds every running game's seed, and whoever reads a seed knows every hand."
+        " Fix it with: %s",
+        listed,
+        " && ".join(commands),
+    )
 
 
 def _damaged(path: str, problem: str) -> DamagedStore:
@@ -281,6 +344,8 @@ class Store:
         self.path = str(path)
         self.mark = Path(self.path + MARK_SUFFIX)
         existed = Path(self.path).exists()
+        if not existed:  # SQLite would make it 0644 (and its -wal and -shm files after it)
+            create_private_file(Path(self.path))
         self.db = sqlite3.connect(
             self.path, timeout=busy_seconds, check_same_thread=False, isolation_level=None
         )
@@ -314,6 +379,7 @@ class Store:
         if self._meta("id") is None:
             self.db.execute("INSERT INTO meta VALUES ('id', ?)", (ident,))
         if not self.mark.exists():
+            create_private_file(self.mark)
             self.mark.write_text(ident + "\n", encoding="ascii")
 
     def _meta(self, key: str) -> str | None:
@@ -349,9 +415,13 @@ class Store:
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, busy_seconds: float = 2.0) -> Store:
+        """The store of a data directory (made for its owner alone if it is new); warns if
+        the directory or its files are open to other users."""
         directory = Path(data_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        return cls(directory / DB_NAME, busy_seconds)
+        make_private_dir(directory)
+        store = cls(directory / DB_NAME, busy_seconds)
+        warn_if_open(directory)
+        return store
 
     def close(self) -> None:
         self.db.close()

@@ -1,13 +1,15 @@
 """Fair shuffles in the page: the seed's commitment before the game, a warning when the host
-chose the seed, and the revealed seed checked in the browser at the end (and in the replay)."""
+chose the seed, and the revealed seed checked in the browser at the end (and in the replay)
+against the commitment the page was shown while the game ran."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Any
 
-from playwright.sync_api import expect
+from playwright.sync_api import WebSocketRoute, expect
 
 from .conftest import Contexts, ServerProcess
 
@@ -131,3 +133,78 @@ def test_every_player_is_warned_when_the_host_chose_the_seed(
         commitment = page.locator("[data-testid=tray] [data-testid=seed-commitment]")
         expect(commitment).to_have_attribute("data-value", commitment_of(12345))
     shots(guest, "seed-warning-desktop")
+
+
+def test_the_page_checks_the_seed_against_the_commitment_it_was_shown(
+    live_server: ServerProcess, contexts: Contexts, ui: Any
+) -> None:
+    """A server that reveals another seed at the end, with that seed's own commitment in
+    game_over (and, after a reload, in the welcome too) is caught: the page compares the seed
+    with the commitment it was shown while the game ran, which it keeps across reloads."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "bot"}], max_rounds=1
+    )
+    shown = game["seed_commitment"]
+    forged_seed = f"0x{0xF0F6ED << 200 | 0x5EED:064x}"
+    forged = commitment_of(int(forged_seed, 16))
+    lying = {"welcome": False}
+
+    def lie(ws: WebSocketRoute) -> None:
+        """Pass the server's messages on, with the forged seed and commitment in game_over
+        (and in the welcome's settings once ``lying["welcome"]``)."""
+        server = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            if isinstance(message, str):
+                msg = json.loads(message)
+                if msg["type"] == "game_over":
+                    msg.update(seed=forged_seed, seed_commitment=forged)
+                elif msg["type"] == "welcome" and lying["welcome"]:
+                    settings = msg["settings"]
+                    settings["seed_commitment"] = forged
+                    settings["seed"] = forged_seed if settings["seed"] else None
+                message = json.dumps(msg)
+            ws.send(message)
+
+        server.on_message(from_server)
+
+    page = contexts.page()
+    page.route_web_socket(re.compile(r"/ws/"), lie)
+    page.goto(live_server.seat_url(game, 0, speed=0))
+    waiting = page.locator("[data-testid=tray] [data-testid=seed-commitment]")
+    expect(waiting).to_have_attribute("data-value", shown)
+    page.click("[data-testid=start-game]")
+    ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=60)
+    for where in ("result", "tray"):  # the result and, after it, the Game over tray
+        fair = page.locator(f"[data-testid={where}] [data-testid=fairness]")
+        expect(fair).to_have_attribute("data-verified", "false")
+        expect(fair.locator("[data-testid=revealed-seed]")).to_have_attribute(
+            "data-value", forged_seed
+        )
+        expect(fair).to_contain_text("does not match the commitment shown before the game")
+        expect(fair.locator("[data-testid=commitment-shown]")).to_have_attribute(
+            "data-value", shown
+        )
+        # The command checks the record against the commitment the page was shown.
+        expect(fair.locator("[data-testid=verify-command]")).to_have_text(
+            f"roborally verify roborally-{game['game_id']}.rec --commitment {shown}"
+        )
+        if where == "result":
+            page.keyboard.press("Escape")
+    # A reload, and now the server shows the forged commitment from its first message on: the
+    # page kept the commitment it was shown while the game ran.
+    lying["welcome"] = True
+    page.reload()
+    fair = page.locator("[data-testid=tray] [data-testid=fairness]")
+    expect(fair).to_have_attribute("data-verified", "false")
+    expect(fair.locator("[data-testid=commitment-shown]")).to_have_attribute("data-value", shown)
+    # A browser that never saw the game running can only compare with the server's word at
+    # the end, and says so.
+    late = contexts.page()
+    late.goto(live_server.base + f"/?game={game['game_id']}&speed=0")
+    late_fair = late.locator("[data-testid=tray] [data-testid=fairness]")
+    expect(late_fair).to_have_attribute("data-verified", "true")
+    expect(late_fair).to_contain_text("This browser did not see the game before it ended")
+    expect(late_fair.locator("[data-testid=commitment-shown]")).to_have_attribute(
+        "data-value", shown
+    )

@@ -1,9 +1,38 @@
 // Fair shuffles: every game's seed is fixed before it starts and only its commitment (the
 // SHA-256 of the seed's 32 big-endian bytes) is shown while it runs; at the end the seed is
-// revealed, and the page checks it against the commitment.
+// revealed, and the page checks it against the commitment it was shown while the game ran
+// (kept across reloads), not against what the server says at the end.
 
 import { t } from "./i18n.js";
-import { h, linked } from "./util.js";
+import { h, linked, store } from "./util.js";
+
+// The commitments this browser was shown by games that had not ended: [[game id, commitment]],
+// the newest first. A server that later shows another commitment (or reveals a seed for
+// another one) is caught at the end, even after a reload.
+const SEEN_KEY = "commitments";
+const SEEN_KEEP = 100;
+
+function seenList() {
+  const seen = store.get(SEEN_KEY, []);
+  return Array.isArray(seen) ? seen.filter((e) => Array.isArray(e) && e.length === 2) : [];
+}
+
+/** The commitment this browser was shown for a game before it ended, or null. */
+export function seenCommitment(gameId) {
+  const entry = seenList().find((e) => e[0] === gameId);
+  return entry ? String(entry[1]) : null;
+}
+
+/**
+ * Remember the commitment a game shows while it has not ended. The first one stays: returns it
+ * (the one remembered before, or this one).
+ */
+export function rememberCommitment(gameId, commitment) {
+  const kept = seenCommitment(gameId);
+  if (kept || !commitment) return kept;
+  store.set(SEEN_KEY, [[gameId, commitment], ...seenList()].slice(0, SEEN_KEEP));
+  return commitment;
+}
 
 /** The seed ("0x" and hex, or decimal text) as its 32 big-endian bytes, or null. */
 export function seedBytes(seed) {
@@ -148,25 +177,30 @@ export function chosenSeedWarning(seed) {
 
 /**
  * The end of a game: the revealed seed, checked here against the commitment. info: {seed,
- * commitment, chosen, record (the record's file name), recordUrl}. Returns the element at once;
- * the tick (or the warning) follows when the check is done.
+ * commitment (the one this page was shown while the game ran), late (this browser never saw
+ * the game before its end: the commitment is the server's word at the end), chosen, record
+ * (the record's file name)}. Returns the element at once; the tick (or the warning) follows
+ * when the check is done.
  */
 export function revealBox(info) {
-  const { seed, commitment } = info;
+  const { seed, commitment, late } = info;
+  const shownCommitment = () => longValue(commitment || "–", "commitment-shown");
+  // With a commitment seen during the game, the command checks the record against it too.
+  const command = `roborally verify ${info.record || "FILE.rec"}` + (late || !commitment ? "" : ` --commitment ${commitment}`);
   const verdict = h("p.fair-verdict", { "data-testid": "fairness-verdict" }, t("fair.checking"));
   const box = h("div.fair-result", { "data-testid": "fairness", "data-verified": "pending" },
     h("div.fair-line", null, h("span.fair-title", null, t("fair.seed_was"), " "), longValue(seed, "revealed-seed")),
     verdict,
     h("p.hint", null, info.chosen ? t("fair.host_chose_shown") + " " : "",
-      ...linked(t("fair.check_record"), { command: () => h("code", null, `roborally verify ${info.record || "FILE.rec"}`) })));
+      ...linked(t("fair.check_record"), { command: () => h("code", { "data-testid": "verify-command" }, command) })));
   seedMatches(seed, commitment).then((ok) => {
     box.dataset.verified = ok ? "true" : "false";
     box.classList.add(ok ? "ok" : "bad");
+    const matches = late ? linked(t("fair.matches_late"), { commitment: shownCommitment }) : [t("fair.matches")];
     verdict.replaceChildren(ok
-      ? h("span", null, h("span.tick", { "aria-hidden": "true" }, "✓ "), t("fair.matches"))
+      ? h("span", null, h("span.tick", { "aria-hidden": "true" }, "✓ "), ...matches)
       : h("span", null, h("span.cross", { "aria-hidden": "true" }, "✗ "),
-        ...linked(t("fair.mismatch"), { commitment: () => longValue(commitment || "–", "commitment-shown") })));
-
+        ...linked(t("fair.mismatch"), { commitment: shownCommitment })));
   });
   return box;
 }

@@ -6,7 +6,7 @@ import { BoardView } from "./board.js";
 import { setCatalogue } from "./cards.js";
 import { setCardEdition } from "./cardview.js";
 import { refusalText } from "./errors.js";
-import { revealBox } from "./fair.js";
+import { revealBox, seenCommitment } from "./fair.js";
 import { prettyResult, speedControl } from "./game.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
@@ -112,9 +112,10 @@ export class ReplayScreen {
         btn(icon("last"), t("replay.last"), () => this.jump(this.steps.length - 1), "replay-last")),
       this.slider, this.counter);
     const settings = this.data.settings || {};
+    const shown = seenCommitment(this.gameId); // the one this browser saw while it ran (fair.js)
     const fair = settings.seed && settings.seed_commitment
       ? h("div.fair-box", null,
-        revealBox({ seed: settings.seed, commitment: settings.seed_commitment, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` }))
+        revealBox({ seed: settings.seed, commitment: shown || settings.seed_commitment, late: !shown, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` }))
       : null;
     const tray = h("section.tray", { "data-testid": "replay" },
       h("div.tray-head", null, h("h2", null, t("lobby.replay"))),
