@@ -161,7 +161,7 @@ def test_serve_on_a_port_in_use(
         ),
         (
             ["--siblings", "/tmp", "--redis", "redis://h:1/0", "--database", "postgresql://h/r"],
-            ["--siblings /tmp: others may write there"],
+            ["--siblings /tmp: mode", "lets other users in", "chmod 700 /tmp"],
         ),
     ],
 )

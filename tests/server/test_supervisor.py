@@ -3,6 +3,7 @@ exits and starts it again, and gives up on one that keeps failing."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,31 @@ def test_a_process_that_keeps_exiting_is_reported_restarted_then_given_up(
     exits = [line for line in said if "exited with status" in line]
     assert len(exits) >= 3 and "starting it again" in exits[0]
     assert "3 exits within 60 s; stopping" in said[-1]
+
+
+CHECK_SIBLINGS = """
+import os, sys
+from roborally.server.cluster.handoff import siblings_directory
+siblings_directory(sys.argv[1])  # what a server process checks of --siblings
+mode = os.stat(sys.argv[1]).st_mode & 0o777
+open(sys.argv[2], "w").write(f"{mode:03o}")
+"""
+
+
+def test_the_siblings_directory_is_private_to_this_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The directory ``--workers`` makes for its processes' mailboxes is mode 700, so a
+    server process accepts it; it is removed when the supervisor stops."""
+    monkeypatch.setattr(supervisor, "CRASHES", 1)  # the checking child's exit stops it
+    seen = tmp_path / "seen"
+    made: list[str] = []
+
+    def checking(flags: list[str], siblings: str) -> list[str]:
+        made.append(siblings)
+        return [sys.executable, "-c", CHECK_SIBLINGS, siblings, str(seen)]
+
+    monkeypatch.setattr(supervisor, "child_command", checking)
+    assert supervisor.supervise([], 1, lambda _: None) == 1
+    assert seen.read_text() == "700"
+    assert not Path(made[0]).exists()

@@ -14,6 +14,13 @@ it): each listens on ``<DIR>/<hash of its process id>.sock``. A game owned on an
 by nobody yet, or by a sibling that cannot take the socket (gone, its queue full) is served
 where it arrived, exactly as without this module, so a handoff is only ever a shortcut. A
 connection is handed at most once: what a sibling receives it serves.
+
+Only this server's user may hand it a connection: the directory must be private (mode 0700),
+and each message on a mailbox carries its sender's credentials, filled in by the kernel
+(``SO_PASSCRED``: the ``struct ucred`` that ``SO_PEERCRED`` gives for a connected socket, per
+datagram here). A message from a process of another user is dropped, its descriptors closed
+unused, and logged: a local process that reached the mailbox could otherwise make this server
+serve a connection of its choosing as if a client had made it.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ import logging
 import os
 import re
 import socket
+import struct
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +53,9 @@ PEEK_SECONDS = 2.0  # a client that says nothing for this long is served where i
 PEEK_PAUSE = 0.005  # between two looks at a request line that arrived in part
 OWNER_SECONDS = 1.0  # a lease lookup slower than this is given up: served where it arrived
 HAND_SECONDS = 1.0  # how long a sibling's full mailbox is tried again
+MAX_FDS = 8  # descriptors read from one message (a sibling sends one; more are closed)
+UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+ANCILLARY = socket.CMSG_SPACE(MAX_FDS * 4) + socket.CMSG_SPACE(UCRED.size)
 
 Owner = Callable[[str], Awaitable[str | None]]  # a game's owning process, if any
 Serve = Callable[[socket.socket], None]  # serve a connection in this process
@@ -59,6 +71,35 @@ def game_of(head: bytes) -> str | None:
     """The game a request is about, from its first bytes; None when it names none."""
     match = GAME_REQUEST.match(head)
     return match.group(1).decode("ascii") if match else None
+
+
+@dataclass(frozen=True)
+class Peer:
+    """Who sent a message to a mailbox, as the kernel says (``struct ucred``)."""
+
+    pid: int
+    uid: int
+    gid: int
+
+
+def is_sibling(peer: Peer | None, uid: int) -> bool:
+    """A message comes from a sibling when the kernel says its sender runs as ``uid`` (this
+    server's user). Without credentials (``None``) it is not trusted either."""
+    return peer is not None and peer.uid == uid
+
+
+def read_message(ancillary: list[tuple[int, int, bytes]]) -> tuple[list[int], Peer | None]:
+    """The descriptors and the sender's credentials in a message's ancillary data."""
+    fds: list[int] = []
+    peer = None
+    for level, kind, data in ancillary:
+        if level != socket.SOL_SOCKET:
+            continue
+        if kind == socket.SCM_RIGHTS:
+            fds += array.array("i", data[: len(data) - len(data) % 4])
+        elif kind == socket.SCM_CREDENTIALS and len(data) >= UCRED.size:
+            peer = Peer(*UCRED.unpack_from(data))
+    return fds, peer
 
 
 class Handoff:
@@ -81,10 +122,13 @@ class Handoff:
         self.handed = 0  # connections passed to siblings
         self.kept = 0  # connections about another process's game served here (relayed)
         self.received = 0  # connections siblings passed here
+        self.refused = 0  # messages from processes of another user, dropped
+        self.uid = os.getuid()
 
     def start(self, listener: socket.socket) -> None:
         loop = asyncio.get_running_loop()
         mailbox = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        mailbox.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # each sender's ucred
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # a dead process's socket of the same name
         mailbox.bind(str(self.path))
@@ -213,28 +257,56 @@ class Handoff:
         assert self.mailbox is not None
         while True:
             try:
-                _, fds, _, _ = socket.recv_fds(self.mailbox, 16, 8)
+                _, ancillary, _, _ = self.mailbox.recvmsg(16, ANCILLARY)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as error:
                 log.warning("cannot receive a handed connection: %s", error)
                 return
+            fds, peer = read_message(ancillary)
+            if not is_sibling(peer, self.uid):
+                self._refuse(fds, peer)
+                continue
             for fd in fds:
                 conn = socket.socket(fileno=fd)
                 conn.setblocking(False)
                 self.received += 1
                 self.serve(conn)
 
+    def _refuse(self, fds: list[int], peer: Peer | None) -> None:
+        """Drop a message that is not a sibling's: its descriptors are closed unused."""
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.refused += 1
+        who = f"pid {peer.pid}, uid {peer.uid}" if peer else "a sender without credentials"
+        log.warning(
+            "refused %d connection(s) handed by %s: not this server's user (uid %d)",
+            len(fds),
+            who,
+            self.uid,
+        )
+
 
 def siblings_directory(path: str | os.PathLike[str]) -> Path:
-    """``--siblings DIR`` checked: an existing directory only this user may enter (anyone who
-    can write there could hand this server connections)."""
+    """``--siblings DIR`` checked: an existing directory of this user that nobody else may
+    enter (mode 0700): anyone who can reach a mailbox there could hand this server
+    connections, and anyone who can write there could put a mailbox of their own."""
     directory = Path(path)
     if not directory.is_dir():
         raise ValueError(f"--siblings {directory}: no such directory")
-    mode = directory.stat().st_mode & 0o777
-    if mode & 0o022:
-        raise ValueError(f"--siblings {directory}: others may write there (mode {mode:o})")
+    status = directory.stat()
+    if status.st_uid != os.getuid():
+        raise ValueError(
+            f"--siblings {directory}: owned by uid {status.st_uid}, not by this user"
+            f" (uid {os.getuid()}); use a directory of this user's with mode 700"
+        )
+    mode = status.st_mode & 0o777
+    if mode & 0o077:
+        raise ValueError(
+            f"--siblings {directory}: mode {mode:03o} lets other users in; it must be"
+            f" private to this user: chmod 700 {directory}"
+        )
     return directory
 
 
