@@ -27,7 +27,7 @@ import httpx
 from serverproc import NO_ADDRESS_LIMITS, LocalServer
 
 from roborally.content.record import parse_record, replay
-from roborally.server.client import PlayResult, RemotePlayer
+from roborally.server.client import PlayResult, RemotePlayer, seat_key
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -62,12 +62,12 @@ async def one_game(
     players = [
         RemotePlayer(
             game["ws_url"],
-            seat["token"],
+            **seat_key(seat),
             seed=args.seed * 1000 + number * 10 + i,
             think=args.think,
         )
         for i, seat in enumerate(game["seats"])
-        if "token" in seat
+        if seat["kind"] == "human"
     ]
     results = await asyncio.gather(
         *(p.run(timeout=args.timeout) for p in players), return_exceptions=True

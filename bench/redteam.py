@@ -24,12 +24,27 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import websockets
+from redteam_kit import (
+    BOT,
+    HUMAN,
+    Context,
+    Outcome,
+    address,
+    create,
+    hello,
+    hello_seat,
+    http,
+    percentile,
+    until,
+    wait_finished,
+    ws_connect,
+)
 from serverproc import LocalServer
 
 from roborally.content.cards import damage_deck
@@ -39,91 +54,8 @@ from roborally.content.record import parse_record
 from roborally.engine.core.rng import LEGACY_RNG, RNG_VERSION, parse_seed, seed_commitment
 from roborally.engine.core.state import GameConfig
 from roborally.engine.game import Game
-from roborally.server.client import RemotePlayer, view_leaks
+from roborally.server.client import RemotePlayer, seat_key, view_leaks
 from roborally.server.store import DB_NAME
-
-HUMAN, BOT = {"kind": "human"}, {"kind": "bot"}
-
-
-@dataclass
-class Outcome:
-    name: str
-    held: bool
-    figure: str
-
-    def line(self) -> str:
-        return f"{'held  ' if self.held else 'FAILED'}  {self.name:<16} {self.figure}"
-
-
-@dataclass
-class Context:
-    quick: bool
-    temp: Path
-    server: LocalServer  # the shared server most attacks use
-
-    def n(self, quick: int, full: int) -> int:
-        return quick if self.quick else full
-
-
-def address(block: int, index: int) -> str:
-    """A loopback source address of its own for client ``index`` of attack ``block``."""
-    return f"127.{block}.{index // 250}.{index % 250 + 2}"
-
-
-def http(base: str, source: str | None = None, timeout: float = 60) -> httpx.AsyncClient:
-    transport = httpx.AsyncHTTPTransport(local_address=source) if source else None
-    return httpx.AsyncClient(base_url=base, timeout=timeout, transport=transport)
-
-
-def ws_connect(url: str, source: str | None = None, **extra: Any) -> Any:
-    if source is not None:
-        extra["local_addr"] = (source, 0)
-    return websockets.connect(url, max_size=None, open_timeout=20, **extra)
-
-
-async def create(base: str, source: str | None = None, **body: Any) -> dict[str, Any]:
-    body.setdefault("course", "tiny")
-    async with http(base, source) as client:
-        response = await client.post("/api/games", json=body)
-    if response.status_code != 201:
-        raise RuntimeError(f"create failed: {response.status_code} {response.text[:200]}")
-    data: dict[str, Any] = response.json()
-    return data
-
-
-async def hello(ws: Any, token: str | None = None, **fields: Any) -> dict[str, Any]:
-    message = {"type": "hello", "v": 1, **fields}
-    if token is not None:
-        message["token"] = token
-    await ws.send(json.dumps(message))
-    return await until(ws, lambda m: m["type"] in ("welcome", "error"))
-
-
-async def until(ws: Any, test: Callable[[dict[str, Any]], bool], limit: float = 30) -> Any:
-    async def read() -> Any:
-        async for raw in ws:
-            msg = json.loads(raw)
-            if test(msg):
-                return msg
-        return None
-
-    return await asyncio.wait_for(read(), limit)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] if ordered else float("nan")
-
-
-async def wait_finished(base: str, game_id: str, limit: float) -> bool:
-    deadline = time.monotonic() + limit
-    async with http(base) as client:
-        while time.monotonic() < deadline:
-            summary = (await client.get(f"/api/games/{game_id}")).json()
-            if summary.get("status") == "finished":
-                return True
-            await asyncio.sleep(0.2)
-    return False
 
 
 # ------------------------------------------------------------------------ fairness
@@ -243,7 +175,7 @@ async def _hidden(ctx: Context, edition: str, course: str, block: int) -> Outcom
         max_rounds=ctx.n(3, 8),
     )
     players = [
-        RemotePlayer(game["ws_url"], s["token"], seed=i, keep_raw=True, source=address(block, i))
+        RemotePlayer(game["ws_url"], **seat_key(s), seed=i, keep_raw=True, source=address(block, i))
         for i, s in enumerate(game["seats"][:2])
     ]
     spectator = RemotePlayer(game["ws_url"], act=False, keep_raw=True, source=address(block, 5))
@@ -313,7 +245,7 @@ async def attack_lockout(ctx: Context) -> Outcome:
         players = []
         for i, seat in enumerate(game["seats"]):
             ws = await stack.enter_async_context(ws_connect(url, address(4, 100 + i)))
-            seats_in += (await hello(ws, seat["token"]))["type"] == "welcome"
+            seats_in += (await hello_seat(ws, seat))["type"] == "welcome"
             players.append(ws)
         welcome_ms = (time.perf_counter() - started) * 1000
         for ws in players:
@@ -620,7 +552,7 @@ async def attack_staller(ctx: Context) -> Outcome:
 
     async def stall() -> None:
         async with ws_connect(game["ws_url"], address(9, 2)) as ws:
-            await hello(ws, game["seats"][1]["token"])
+            await hello_seat(ws, game["seats"][1])
             await ws.send(json.dumps({"type": "ready", "v": 1}))
             answered: set[str] = set()
             async for raw in ws:
@@ -874,7 +806,7 @@ async def attack_edges(ctx: Context) -> Outcome:
     server = ctx.server
     source = address(12, 0)
     game = await create(server.base, source, seats=[{"kind": "human", "name": "Ada"}, HUMAN])
-    token = game["seats"][1]["token"]
+    token = game["seats"][0]["token"]
     checks: dict[str, bool] = {}
     async with ws_connect(f"{game['ws_url']}?token={token}", source) as ws:
         reply = json.loads(await ws.recv())

@@ -42,7 +42,7 @@ from cluster import LocalCluster
 from serverproc import NO_ADDRESS_LIMITS
 from services import postgres_server, redis_server
 
-from roborally.server.client import RemotePlayer
+from roborally.server.client import RemotePlayer, seat_key
 
 SEATS = 2  # remote players per game
 
@@ -123,11 +123,11 @@ async def run_level(cluster: LocalCluster, level: Level, args: argparse.Namespac
             level.problems.append(str(error))
             return
     for n, game in enumerate(games):
-        for i, seat in enumerate(s for s in game["seats"] if "token" in s):
+        for i, seat in enumerate(s for s in game["seats"] if s["kind"] == "human"):
             base = bases[(n + i) % len(bases)]  # the players of a game on different processes
             player = RemotePlayer(
                 _socket_url(game["ws_url"], base),
-                seat["token"],
+                **seat_key(seat),
                 seed=args.seed * 1000 + n * 10 + i,
                 think=args.think,
             )

@@ -85,6 +85,7 @@ class Ws:
         self.raw: list[str] = []
         self.answered: set[str] = set()
         self.last_state: dict[str, Any] | None = None
+        self.token: str | None = None  # the seat's token (an invite's comes in the welcome)
 
     def send(self, **data: Any) -> None:
         data.setdefault("v", 1)
@@ -151,27 +152,53 @@ class Ws:
 
 
 @contextlib.contextmanager
-def connect(client: TestClient, game_id: str, token: str | None = None) -> Iterator[Any]:
-    """Open a WebSocket to a game; :func:`hello` sends the seat ``token`` (never in the URL)."""
+def connect(
+    client: TestClient, game_id: str, token: str | None = None, invite: str | None = None
+) -> Iterator[Any]:
+    """Open a WebSocket to a game; :func:`hello` sends the seat ``token`` or its ``invite``
+    (never in the URL)."""
     with client.websocket_connect(f"/ws/{game_id}") as session:
         session.roborally_token = token
+        session.roborally_invite = invite
         yield session
+
+
+def seat_of(created: dict[str, Any], index: int) -> dict[str, str]:
+    """What opens seat ``index`` of a create response: ``{"token": ...}`` for the creator's
+    own seat, ``{"invite": ...}`` for the others (``connect(client, gid, **seat_of(...))``)."""
+    seat = created["seats"][index]
+    return {"token": seat["token"]} if "token" in seat else {"invite": seat["invite"]}
 
 
 def hello(session: Any, **fields: Any) -> Ws:
     ws = Ws(session)
     token = getattr(session, "roborally_token", None)
+    invite = getattr(session, "roborally_invite", None)
     if token is not None:
         fields.setdefault("token", token)
+    elif invite is not None:
+        fields.setdefault("invite", invite)
     ws.send(type="hello", **fields)
     welcome = ws.recv()
     assert welcome["type"] == "welcome", welcome
+    ws.token = welcome.get("token") or token  # an invite's seat gets a token of its own
     return ws
 
 
+def take_seat(client: TestClient, created: dict[str, Any], index: int) -> str:
+    """Take seat ``index`` with its invite (or its creator's token) and return the token that
+    opens it from now on (the socket closes again: the seat stays taken)."""
+    with connect(client, created["game_id"], **seat_of(created, index)) as session:
+        token = hello(session).token
+    assert token is not None
+    return token
+
+
 def refused_hello(session: Any) -> dict[str, Any]:
-    """Say hello with the session's token and return the error it gets."""
-    session.send_json({"type": "hello", "v": 1, "token": session.roborally_token})
+    """Say hello with the session's token (or invite) and return the error it gets."""
+    invite = getattr(session, "roborally_invite", None)
+    key = {"token": session.roborally_token} if invite is None else {"invite": invite}
+    session.send_json({"type": "hello", "v": 1, **key})
     reply: dict[str, Any] = session.receive_json()
     assert reply["type"] == "error", reply
     return reply
@@ -267,15 +294,15 @@ def redis_service() -> Iterator[str]:
 @pytest.fixture
 def redis_url(redis_service: str) -> str:
     """The session's Redis, without the per-address counts of earlier tests: every test's
-    games come from 127.0.0.1, and scale-out mode counts an address's games and creations in
-    Redis (server/cluster/quota.py), so they would add up over the session."""
+    games come from 127.0.0.1, and scale-out mode counts an address's games, creations and API
+    calls in Redis (server/cluster/quota.py), so they would add up over the session."""
     import redis
 
-    from roborally.server.cluster.quota import BOT_GAMES, CREATE, LOBBIES, SOCKETS
+    from roborally.server.cluster.quota import API, BOT_GAMES, CREATE, LOBBIES, SOCKETS
 
     client = redis.Redis.from_url(redis_service)
     try:
-        for prefix in (CREATE, LOBBIES, BOT_GAMES, SOCKETS):
+        for prefix in (API, CREATE, LOBBIES, BOT_GAMES, SOCKETS):
             keys = list(client.scan_iter(match=prefix + "*"))
             if keys:
                 client.delete(*keys)

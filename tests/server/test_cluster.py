@@ -8,6 +8,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import httpx
 
 from roborally.content.record import parse_record, replay
-from roborally.server.client import RemotePlayer
+from roborally.server.client import RemotePlayer, seat_key
 from roborally.server.cluster.node import ClusterNode
 from roborally.server.host import GameHost, HostSpec, outcome_json
 
@@ -74,10 +75,9 @@ def test_two_players_on_two_processes_play_a_game_to_the_end(
         assert seen.status_code == 200 and seen.json()["game_id"] == gid
         wrong = httpx.post(f"{b.base}/api/games/{gid}/start", json={"host_token": "nope"})
         assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "bad_token"
-        tokens = [s["token"] for s in game["seats"]]
         players = [
-            RemotePlayer(f"ws://127.0.0.1:{live.port}/ws/{gid}", token, seed=i)
-            for i, (live, token) in enumerate(zip((a, b), tokens, strict=True))
+            RemotePlayer(f"ws://127.0.0.1:{live.port}/ws/{gid}", **seat_key(seat), seed=i)
+            for i, (live, seat) in enumerate(zip((a, b), game["seats"], strict=True))
         ]
         first, second = play(*players)
         assert first.errors == [] and second.errors == []
@@ -129,7 +129,11 @@ def test_when_the_owner_dies_a_relaying_process_takes_the_game_and_it_finishes(
         gid = game["game_id"]
         players = [
             RemotePlayer(
-                f"ws://127.0.0.1:{b.port}/ws/{gid}", s["token"], seed=i, think=0.02, keep_raw=True
+                f"ws://127.0.0.1:{b.port}/ws/{gid}",
+                **seat_key(s),
+                seed=i,
+                think=0.02,
+                keep_raw=True,
             )
             for i, s in enumerate(game["seats"])
         ]
@@ -234,13 +238,12 @@ def test_a_rematch_owned_by_another_process_gives_the_player_their_seat_there(
         body = {"course": "tiny", "seats": [{"kind": "human"}] * 2, "seed": 4, **fast_end}
         game = httpx.post(a.base + "/api/games", json=body).json()
         gid = game["game_id"]
-        ada_token, bo_token = (s["token"] for s in game["seats"])
-        play(
-            *(
-                RemotePlayer(f"ws://127.0.0.1:{a.port}/ws/{gid}", token, seed=i)
-                for i, token in enumerate((ada_token, bo_token))
-            )
-        )
+        seated = [
+            RemotePlayer(f"ws://127.0.0.1:{a.port}/ws/{gid}", **seat_key(seat), seed=i)
+            for i, seat in enumerate(game["seats"])
+        ]
+        play(*seated)
+        ada_token, bo_token = (str(player.token) for player in seated)  # Bo's came with his invite
 
         async def ask(live: LiveServer, game_id: str, token: str) -> list[dict[str, Any]]:
             """Say hello with ``token``, ask for the rematch, return what came back."""
@@ -356,10 +359,25 @@ def test_the_per_address_limits_count_the_games_of_every_process(
             error = response.json()["error"]
             return error["code"], error["message"]
 
-        def start(response: httpx.Response) -> None:
+        def start(response: httpx.Response, attended: bool = True) -> httpx.Response:
+            """Start a game through the other process, its host at the table (a game of
+            people) or nobody (the server plays it alone: a game of bots for the limits)."""
+            from websockets.sync.client import connect
+
             game = response.json()
             url = f"{b.base}/api/games/{game['game_id']}/start"
-            assert httpx.post(url, json={"host_token": game["host_token"]}).status_code == 200
+            with contextlib.ExitStack() as stack:
+                if attended:
+                    ws = stack.enter_context(
+                        connect(f"ws://127.0.0.1:{b.port}/ws/{game['game_id']}")
+                    )
+                    ws.send(json.dumps({"type": "hello", "v": 1, **seat_key(game["seats"][0])}))
+                    while json.loads(ws.recv(timeout=10))["type"] != "welcome":
+                        pass
+                answer = httpx.post(url, json={"host_token": game["host_token"]})
+            if attended:
+                assert answer.status_code == 200, answer.text
+            return answer
 
         first = make(a, "human", "human")  # creation 1
         second = make(b, "human", "human")  # 2
@@ -371,6 +389,9 @@ def test_the_per_address_limits_count_the_games_of_every_process(
         assert fourth.status_code == 201
         assert make(a, "bot", "bot").status_code == 201  # 4
         code, text = refusal(make(b, "bot", "bot"))
+        assert code == "too_many_games" and "runs 1 games of bots only" in text
+        # A game started with nobody at the table would be bot work too: refused as well.
+        code, text = refusal(start(second, attended=False))
         assert code == "too_many_games" and "runs 1 games of bots only" in text
         start(second)
         assert make(a, "human", "human").status_code == 201  # 5
@@ -418,3 +439,39 @@ def test_an_address_connections_are_counted_over_every_process(
 
         seen = run_fresh_loop(check())
         assert seen == ["welcome"] * 3 + ["too_many_connections"] * 2 + ["welcome"]
+
+
+def test_an_address_api_calls_take_from_one_bucket_over_every_process(
+    tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """``request_burst`` calls of the API at once, then ``requests_per_second``: counted in
+    Redis, so the calls an address spreads over two processes share one burst, and the next
+    one is refused on either process (docs/scaling.md "Settings")."""
+    rate = {"requests_per_second": 0.1, "request_burst": 4}  # nothing refills meanwhile
+    with pair(tmp_path, redis_url, postgres_url, **rate) as (a, b):
+        codes = [httpx.get(live.base + "/api/health").status_code for live in (a, b, a, b)]
+        assert codes == [200] * 4
+        for live in (a, b):
+            refused = httpx.get(live.base + "/api/health")
+            assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+            assert 1 <= int(refused.headers["Retry-After"]) <= 10
+
+
+def test_with_redis_gone_each_process_counts_api_calls_alone(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A lost Redis must not lock players out nor fail their calls: each process's own bucket
+    decides then (a burst on each process), and the calls are answered at once."""
+    from .services import redis_server
+
+    rate = {"requests_per_second": 0.1, "request_burst": 3}
+    with contextlib.ExitStack() as redis_running:
+        redis = redis_running.enter_context(redis_server())
+        with pair(tmp_path, redis.url, postgres_url, **rate) as (a, b):
+            assert httpx.get(a.base + "/api/health").status_code == 200  # 1 of the shared 3
+            redis_running.close()  # Redis stops; the servers go on
+            for live in (a, b):
+                started = time.monotonic()
+                codes = [httpx.get(live.base + "/api/health").status_code for _ in range(4)]
+                assert codes == [200, 200, 200, 429], (live.base, codes)
+                assert time.monotonic() - started < 2  # answered at once, not after time-outs

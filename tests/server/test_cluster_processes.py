@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from roborally.content.record import parse_record, replay
-from roborally.server.client import RemotePlayer
+from roborally.server.client import RemotePlayer, seat_key
 from roborally.server.host import outcome_json
 
 from .conftest import run_fresh_loop
@@ -49,7 +49,7 @@ def play_one_seat_per_process(cluster: LocalCluster, game: dict[str, Any]) -> li
     saw no error and the same outcome)."""
     gid = game["game_id"]
     players = [
-        RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", seat["token"], seed=i)
+        RemotePlayer(f"ws://127.0.0.1:{port}/ws/{gid}", **seat_key(seat), seed=i)
         for i, (port, seat) in enumerate(zip(cluster.ports, game["seats"], strict=True))
     ]
 
@@ -107,7 +107,7 @@ def test_the_owner_killed_mid_round_its_game_finishes_on_the_other_process(
         )
         relayed = RemotePlayer(
             f"{other.ws_base}/ws/{gid}",
-            game["seats"][1]["token"],
+            **seat_key(game["seats"][1]),
             seed=2,
             think=0.03,
             keep_raw=True,
@@ -168,7 +168,7 @@ def test_an_owner_stalled_past_its_lease_lets_the_game_go(
         game = new_game(owner.base, 44)  # the process that creates a game owns it
         gid = game["game_id"]
         players = [  # both through the other process: their sockets outlive the stall
-            RemotePlayer(f"{other.ws_base}/ws/{gid}", seat["token"], seed=i, think=0.03)
+            RemotePlayer(f"{other.ws_base}/ws/{gid}", **seat_key(seat), seed=i, think=0.03)
             for i, seat in enumerate(game["seats"])
         ]
 

@@ -58,7 +58,7 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
         variants=["lighter"],  # no upgrade phase: start spaces, then programs
     )
     gid = game["game_id"]
-    token0, token1 = game["seats"][0]["token"], game["seats"][1]["token"]
+    token0, invite1 = game["seats"][0]["token"], game["seats"][1]["invite"]
 
     # A wrong seat token: an error reply, then the socket is closed.
     with connect(client, gid) as session:
@@ -74,7 +74,7 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
 
     with (
         connect(client, gid, token0) as s0,
-        connect(client, gid, token1) as s1,
+        connect(client, gid, invite=invite1) as s1,
         connect(client, gid) as s2,
     ):
         ws = Ws(s0)
@@ -87,6 +87,8 @@ def test_hostile_messages(client: TestClient, caplog: pytest.LogCaptureFixture) 
         ws.send(type="hello", name="Ada", token=token0)
         assert ws.recv()["type"] == "welcome"
         other = hello(s1)
+        token1 = other.token  # the invite gave seat 1 a token of its own
+        assert token1 and token1 != invite1
         spectator = hello(s2)
         # Envelopes.
         refused(lambda: ws.send_raw("{not json"), "bad_json")

@@ -121,8 +121,11 @@ def test_create_list_join_and_start(client: TestClient) -> None:
     game = create(client, seats=[{"kind": "human", "name": "Ada"}, {"kind": "human"}], seed=None)
     gid = game["game_id"]
     assert [s["seat"] for s in game["seats"]] == [0, 1]
-    # the token is in the link's fragment, which browsers never send to a server or proxy
-    assert all(s["url"].endswith(f"?game={gid}#token={s['token']}") for s in game["seats"])
+    # The creator gets its own seat's token and an invite for the other seat (never a token
+    # of somebody else's seat), in the link's fragment, which browsers never send to a server.
+    host_seat, other = game["seats"]
+    assert host_seat["url"].endswith(f"?game={gid}#token={host_seat['token']}")
+    assert other["url"].endswith(f"?game={gid}#invite={other['invite']}") and "token" not in other
     assert game["spectator_url"].endswith(f"/?game={gid}")
     assert game["ws_url"].startswith("ws://") and game["ws_url"].endswith(f"/ws/{gid}")
     listed = client.get("/api/games").json()["games"]
@@ -135,12 +138,12 @@ def test_create_list_join_and_start(client: TestClient) -> None:
     host = client.post(f"/api/games/{gid}/join", json={"seat": 0})
     assert host.status_code == 409 and "host's seat" in host.json()["error"]["message"]
     joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
-    assert joined["seat"] == 1 and joined["token"] != game["seats"][1]["token"]
+    assert joined["seat"] == 1 and joined["token"]
     summary = client.get(f"/api/games/{gid}").json()
     assert summary["free_seats"] == [] and summary["seats"][1]["name"] == "Bo"
-    # The invite link of a joined seat no longer works; the host's still does.
-    with connect(client, gid, game["seats"][1]["token"]) as session:
-        assert refused_hello(session)["code"] == "bad_token"
+    # The invite link of a joined seat no longer opens it; the host's link still does.
+    with connect(client, gid, invite=other["invite"]) as session:
+        assert refused_hello(session)["code"] == "invite_used"
     with connect(client, gid, game["seats"][0]["token"]) as session:
         assert hello(session).session is session
     assert client.post(f"/api/games/{gid}/join", json={"seat": 1}).status_code == 409
@@ -171,7 +174,7 @@ def test_bot_game_runs_at_once_and_exports_its_record(client: TestClient) -> Non
     assert room is not None and room.status == "finished"
     final = final_game(client, gid)
     text = client.get(f"/api/games/{gid}/record").text
-    assert text == write_record(final, "tiny") == room.store.load(gid).record  # type: ignore[union-attr]
+    assert text == write_record(final, "tiny", gid) == room.store.load(gid).record  # type: ignore[union-attr]
     data = client.get(f"/api/games/{gid}/replay").json()
     assert len(data["frames"]) == len(data["actions"]) + 1 == len(final.actions) + 1
     assert len(data["events"]) == len(final.events)

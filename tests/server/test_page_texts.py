@@ -40,7 +40,6 @@ ALLOWED = {
     ("util.js", "th"),
     ("decisions.js", "use nothing"),  # an option's value (its text: decision.word.use_nothing)
     ("fair.js", "roborally verify "),  # a command to type (a template: its fixed text)
-    ("rematch.js", "roborally rematch "),  # what a rematch token is made of (never shown)
     ("keys.js", "input, textarea, select, [contenteditable=true]"),  # CSS selectors
     ("keys.js", "button, a, summary, [role=button]"),
     ("keys.js", "Enter, Space"),  # key caps, as printed on keyboards

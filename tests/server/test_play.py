@@ -17,7 +17,7 @@ from roborally.bots.random_bot import RandomBot
 from roborally.content.record import write_record
 from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.rng import parse_seed, seed_commitment
-from roborally.server.client import RemotePlayer, hands_in, view_leaks
+from roborally.server.client import RemotePlayer, hands_in, seat_key, view_leaks
 from roborally.server.host import GameHost, HostSpec
 from roborally.server.room import GameRoom
 from roborally.server.rulesets import edition_available
@@ -63,7 +63,7 @@ def test_a_human_seat_plays_a_whole_game(client: TestClient) -> None:
     assert indexes == list(range(len(final.events)))
     # The export is the engine's record, and it replays to the same game.
     text = client.get(f"/api/games/{gid}/record").text
-    assert text == write_record(final, "tiny")
+    assert text == write_record(final, "tiny", gid)
     assert room.store.load(gid).record == text  # type: ignore[union-attr]
 
 
@@ -92,7 +92,7 @@ def test_hidden_information_on_the_wire(tmp_path: Path, edition: str, course: st
             }
             game = (await http.post("/api/games", json=body)).json()
         players = [
-            RemotePlayer(game["ws_url"], s["token"], seed=i, keep_raw=True)
+            RemotePlayer(game["ws_url"], **seat_key(s), seed=i, keep_raw=True)
             for i, s in enumerate(game["seats"][:2])
         ]
         spectator = RemotePlayer(game["ws_url"], act=False, keep_raw=True)

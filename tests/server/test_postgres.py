@@ -159,7 +159,8 @@ def test_tokens_are_stored_only_as_hashes(tmp_path: Path, pg_database: str) -> N
     assert not list(tmp_path.glob("*.sqlite3"))  # nothing in the data directory
     with psycopg.connect(pg_database) as conn:
         dump = " ".join(str(row) for row in conn.execute("SELECT * FROM games").fetchall())
-    tokens = [game["host_token"], game["seats"][0]["token"], joined["token"]]
+    tokens = [game["host_token"], game["seats"][0]["token"], game["seats"][1]["invite"]]
+    tokens.append(joined["token"])  # invites too: a stored invite would open its seat
     for token in tokens:
         assert token not in dump
         assert hashlib.sha256(token.encode()).hexdigest() in dump

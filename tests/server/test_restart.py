@@ -30,7 +30,7 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path, database: st
             grace_seconds=1.0,
         )
         gid = game["game_id"]
-        token, idle = game["seats"][0]["token"], game["seats"][2]["token"]
+        token, idle = game["seats"][0]["token"], game["seats"][2]["invite"]
         lobby = create(client, seats=[{"kind": "human"}, {"kind": "human"}])
         joined = client.post(f"/api/games/{lobby['game_id']}/join", json={"name": "Cy"}).json()
         with connect(client, gid, token) as s0:  # seat 2 never comes: auto after 1 s
@@ -57,7 +57,7 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path, database: st
         assert open_game["free_seats"] == []
         with connect(client, lobby["game_id"], joined["token"]) as session:
             assert hello(session).session is session  # the joined token still works
-        with connect(client, gid, idle) as s2:  # seat 2 looks in, then leaves for good
+        with connect(client, gid, invite=idle) as s2:  # seat 2 looks in, then leaves for good
             other = hello(s2)
             other.send(type="sync", since=0)
             events = other.until("events")
@@ -72,7 +72,7 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path, database: st
         assert over["outcome"]["result"]
         text = client.get(f"/api/games/{gid}/record").text
         replayed = replay(parse_record(text))
-        assert text == write_record(replayed, "tiny")
+        assert text == write_record(replayed, "tiny", gid)
         assert replayed.actions[: len(actions)] == actions
         assert replayed.is_over()
 

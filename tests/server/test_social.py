@@ -26,7 +26,7 @@ def table(client: TestClient, **body: Any) -> Iterator[tuple[dict[str, Any], Ws,
     gid = game["game_id"]
     with (
         connect(client, gid, game["seats"][0]["token"]) as a,
-        connect(client, gid, game["seats"][1]["token"]) as b,
+        connect(client, gid, invite=game["seats"][1]["invite"]) as b,
         connect(client, gid) as w,
     ):
         ada, bo, watcher = hello(a, name="Ada"), hello(b, name="Bo"), hello(w)
@@ -195,8 +195,8 @@ def test_a_player_who_was_away_gets_to_the_rematch_later(tmp_path: Path) -> None
     with make_client(tmp_path) as client:
         game = create(client, seats=[{"kind": "human"}, {"kind": "human"}], **FAST_END)
         gid = game["game_id"]
-        with connect(client, gid, game["seats"][1]["token"]) as b:
-            hello(b, name="Bo")  # Bo takes the seat, then closes the page
+        with connect(client, gid, invite=game["seats"][1]["invite"]) as b:
+            bo_token = hello(b, name="Bo").token  # Bo takes the seat, then closes the page
         with connect(client, gid, game["seats"][0]["token"]) as a:
             ada = hello(a, name="Ada")
             ada.send(type="start")
@@ -207,7 +207,7 @@ def test_a_player_who_was_away_gets_to_the_rematch_later(tmp_path: Path) -> None
         assert client.get(f"/api/games/{new_id}").json()["free_seats"] == []
     # Later, after a restart: the finished game's page says there is a rematch.
     with make_client(tmp_path) as client:
-        with connect(client, gid, game["seats"][1]["token"]) as b:
+        with connect(client, gid, bo_token) as b:
             bo = hello(b)
             with connect(client, gid) as w:
                 w.send_json({"type": "hello", "v": 1})
@@ -220,8 +220,8 @@ def test_a_player_who_was_away_gets_to_the_rematch_later(tmp_path: Path) -> None
             welcome = b2.receive_json()
         assert welcome["type"] == "welcome" and welcome["seat"] == 1
         # The old link does not play the new game, and the derived one only its own seat.
-        with connect(client, new_id, game["seats"][1]["token"]) as wrong:
-            wrong.send_json({"type": "hello", "v": 1, "token": game["seats"][1]["token"]})
+        with connect(client, new_id, bo_token) as wrong:
+            wrong.send_json({"type": "hello", "v": 1, "token": bo_token})
             assert wrong.receive_json()["code"] == "bad_token"
 
 
@@ -245,9 +245,9 @@ def test_a_player_takes_their_rematch_seat_over_http(tmp_path: Path) -> None:
     (docs/protocol.md 1.9): what a ``rematch`` message does, without a socket."""
     with make_client(tmp_path) as client:
         game = create(client, seats=[{"kind": "human"}, {"kind": "human"}], **FAST_END)
-        gid, bo_token = game["game_id"], game["seats"][1]["token"]
-        with connect(client, gid, bo_token) as b:
-            hello(b, name="Bo")
+        gid = game["game_id"]
+        with connect(client, gid, invite=game["seats"][1]["invite"]) as b:
+            bo_token = hello(b, name="Bo").token
         with connect(client, gid, game["seats"][0]["token"]) as a:
             ada = hello(a, name="Ada")
             url = f"/api/games/{gid}/rematch_seat"

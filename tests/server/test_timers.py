@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ def test_classic_sand_timer_starts_for_the_last_player(client: TestClient) -> No
     room = room_of(client, gid)
     with (
         connect(client, gid, game["seats"][0]["token"]) as s0,
-        connect(client, gid, game["seats"][1]["token"]) as s1,
+        connect(client, gid, invite=game["seats"][1]["invite"]) as s1,
     ):
         first, second = hello(s0), hello(s1)
         first.send(type="ready")
@@ -139,8 +140,8 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
         )
         gid = game["game_id"]
         room = room_of(client, gid)
-        token0, token1 = game["seats"][0]["token"], game["seats"][1]["token"]
-        with connect(client, gid, token1) as s1:
+        token0, invite1 = game["seats"][0]["token"], game["seats"][1]["invite"]
+        with connect(client, gid, invite=invite1) as s1:
             stay = hello(s1)
             with connect(client, gid, token0) as s0:
                 leave = hello(s0)
@@ -247,3 +248,72 @@ def test_a_clock_starts_once_the_page_has_shown_what_came_before(tmp_path: Path)
             assert 0.3 < time.monotonic() - began < 5
             left = late["pending"][0]["deadline"] - late["server_time"]
             assert 28.5 < left <= 30
+
+
+def test_the_show_wait_is_the_servers_estimate_and_only_for_pages_that_report(
+    tmp_path: Path,
+) -> None:
+    """A clock waits for a page's ``shown`` at most the server's own estimate of the animation
+    at the speed the page chose (showtime.py), and a page that has never reported gets only
+    the base wait: a client that never says ``shown`` cannot stretch anyone's clock."""
+    from roborally.server.room import SHOW_BASE_SECONDS
+    from roborally.server.showtime import beats, seconds
+
+    options = ServerOptions(min_seconds=0.01, engine_workers=0)  # show_seconds: 60
+    with make_client(tmp_path, options) as client:
+        game = create(
+            client, variants=["lighter"], decision_seconds=30, program_seconds=30, max_rounds=3
+        )
+        token = game["seats"][0]["token"]
+        with connect(client, game["game_id"], token) as session:
+            ws = Ws(session, show=False)
+            ws.send(type="hello", token=token, speed=0.5)
+            ws.send(type="ready")
+
+            def next_decision() -> dict[str, Any]:
+                state: dict[str, Any] = ws.until(
+                    "state", lambda m: any(p["id"] not in ws.answered for p in m["pending"])
+                )
+                return state
+
+            def show_wait(state: dict[str, Any]) -> float:
+                decision = state["pending"][0]
+                waiting = [t for t in state["timers"] if t["decision_id"] == decision["id"]]
+                assert [t["reason"] for t in waiting] == ["show"], waiting
+                return float(waiting[0]["deadline"] - state["server_time"])
+
+            state = next_decision()
+            ws.answered.add(state["pending"][0]["id"])
+            start = state["pending"][0]
+            ws.send(type="decide", decision_id=start["id"], choice=start["options"][0])
+            state = next_decision()  # after the robots were placed: this page never reported
+            assert show_wait(state) <= SHOW_BASE_SECONDS + 0.01
+            reported = state["event_count"]
+            ws.send(type="shown", event=reported, speed=0.5)  # now it is a page that reports
+            ws.until("state", lambda m: m["pending"][0]["deadline"] is not None)
+
+            def answer(state: dict[str, Any]) -> None:
+                decision = state["pending"][0]
+                ws.answered.add(decision["id"])
+                choice = decision["options"][0] if decision["options"] else "timeout"
+                if decision["kind"] == "program":
+                    choice = decision["info"]["hand"][:5]
+                ws.send(type="decide", decision_id=decision["id"], choice=choice)
+
+            def unseen_beats(state: dict[str, Any]) -> list[float]:
+                kinds: dict[int, str] = {}
+                for text in ws.raw:
+                    if '"type":"events"' in text.replace(" ", ""):
+                        kinds |= {e["i"]: e["kind"] for e in json.loads(text)["events"]}
+                return [beats(kinds[i]) for i in range(reported, state["event_count"])]
+
+            answer(state)
+            state = next_decision()
+            while seconds(unseen_beats(state), 0.5) < 1:  # little to show: report, go on
+                reported = state["event_count"]
+                ws.send(type="shown", event=reported, speed=0.5)
+                answer(state)
+                state = next_decision()
+            # After a register's animation, shown by no page yet: the estimate at speed 0.5.
+            expected = SHOW_BASE_SECONDS + seconds(unseen_beats(state), 0.5)
+            assert expected - 0.2 <= show_wait(state) <= expected + 0.01

@@ -106,7 +106,7 @@ def test_an_idle_player_is_auto_played_and_takes_the_seat_back(tmp_path: Path) -
         bot = RandomBot(4)
         with (
             connect(client, gid, game["seats"][0]["token"]) as idle_session,
-            connect(client, gid, game["seats"][1]["token"]) as busy_session,
+            connect(client, gid, invite=game["seats"][1]["invite"]) as busy_session,
         ):
             idle, busy = hello(idle_session), hello(busy_session)
             idle.send(type="ready")

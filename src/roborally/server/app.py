@@ -51,8 +51,10 @@ from roborally.server.index_page import index_route
 from roborally.server.limits import (
     AddressLimits,
     Refusal,
+    client_key,
     connections_refusal,
     creation_refusal,
+    request_refusal,
 )
 from roborally.server.protocol import (
     CLOSE_BAD_REQUEST,
@@ -106,6 +108,9 @@ COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black
 MAX_ROUNDS_LIMIT = 200
 WS_MAX_FRAME = 1 << 20  # uvicorn drops larger frames; up to this size we reply 'too_large'
 LIST_SECONDS = 1.0  # how long one lobby list answers every caller (at most 2,000 games)
+#: A lobby nobody is connected to is kept at least this long when another needs its place
+#: (its creator's page is on its way; a host may step away for a moment).
+LOBBY_KEEP_SECONDS = 120.0
 
 __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
 
@@ -310,19 +315,45 @@ class GameServer:
         return None if room is None else Link(conn, game_id, room)
 
     async def close_idle_lobbies(self) -> None:
-        """Close open games that nobody has joined, connected to or left for
+        """Close open games that no seat holder has joined, connected to or left for
         ``lobby_seconds`` (abandoned lobbies would otherwise count against the limits and
-        stay listed). They never started, so there is nothing to replay."""
+        stay listed; a spectator's socket does not keep one open). They never started, so
+        there is nothing to replay."""
         limit = time.time() - self.options.lobby_seconds
         for room in list(self.rooms.values()):
-            if room.status == OPEN and not room.conns and room.touched < limit:
-                with contextlib.suppress(StoreError):
-                    await self.store.run(Store.update_game, room.id, status=CLOSED)
-                room.status = CLOSED
-                self.rooms.pop(room.id, None)
-                log.info(
-                    "game %s: lobby closed after %.0f s unused", room.id, time.time() - room.touched
-                )
+            if room.status == OPEN and not room.attended and room.touched < limit:
+                await self.close_lobby(room, "unused")
+
+    async def close_lobby(self, room: GameRoom, why: str) -> None:
+        """Close an open game; its spectators are told (its links then say it was closed)."""
+        with contextlib.suppress(StoreError):
+            await self.store.run(Store.update_game, room.id, status=CLOSED)
+        room.status = CLOSED
+        self.rooms.pop(room.id, None)
+        unused = time.time() - room.touched
+        log.info("game %s: lobby closed (%s, %.0f s unused)", room.id, why, unused)
+        reason = await self.missing(room.id)
+        for conn in list(room.conns):
+            conn.send(error_message("unknown_game", reason))
+            conn.close(CLOSE_UNKNOWN_GAME)
+
+    async def make_room_for_lobby(self) -> None:
+        """At ``max_lobbies`` open games, close the one unused longest (no seat holder
+        connected for ``LOBBY_KEEP_SECONDS`` at least) for a new one; ``503 server_full``
+        when every lobby is in use. So many addresses creating lobbies nobody uses cannot
+        fill the server: running games and new creators keep their room."""
+        lobbies = [r for r in self.rooms.values() if r.status == OPEN]
+        if len(lobbies) + sum(n for (_, bots), n in self.creating.items() if not bots) < (
+            self.options.max_lobbies
+        ):
+            return
+        idle_since = time.time() - LOBBY_KEEP_SECONDS
+        unused = [r for r in lobbies if not r.attended and r.touched < idle_since]
+        if not unused:
+            raise ApiError(
+                503, "server_full", "too many games are waiting for players; try again soon", 30
+            )
+        await self.close_lobby(min(unused, key=lambda r: r.touched), "room for a new game")
 
     async def missing(self, game_id: str) -> str:
         """Why there is no game ``game_id`` to show (for the error message)."""
@@ -331,7 +362,11 @@ class GameServer:
             status = await self.store.run(Store.status, game_id)
         if status == CLOSED:
             minutes = self.options.lobby_seconds / 60
-            return f"this game's lobby was closed: nobody used it for {minutes:g} minute(s)"
+            return (
+                "this game's lobby was closed: nobody waited in it (a lobby no player is"
+                f" connected to closes after {minutes:g} minute(s), or sooner when the server"
+                " needed its place); ask the host for a new game"
+            )
         if status == BROKEN:
             return (
                 "this game could not be restored after the server restarted; its moves are"
@@ -416,6 +451,9 @@ class GameServer:
         public = body.get("public", True)
         if not isinstance(public, bool):
             raise ApiError(400, "bad_request", "'public' must be true or false")
+        table = body.get("table", False)
+        if not isinstance(table, bool):
+            raise ApiError(400, "bad_request", "'table' must be true or false")
         settings = GameSettings(
             edition=edition.id,
             course=info.id,
@@ -436,6 +474,7 @@ class GameServer:
             ),
             seed_chosen=chosen_seed,
             rng=RNG_VERSION,
+            table=table,
         )
         return settings, seats
 
@@ -493,9 +532,31 @@ class GameServer:
         if refusal is not None:
             raise _too_many(refusal)
 
+    async def admit_unattended(self, room: GameRoom) -> None:
+        """A game started with no seat holder connected is played by the server alone: the
+        limits of games of bots only apply to it (``max_bot_games``, its creator's
+        ``bot_games_per_address``), and it counts as one of them from now on."""
+        opts, address = self.options, room.creator or "?"
+        running = [r for r in self.rooms.values() if r.status == RUNNING and r.lane == "bots"]
+        if len(running) >= opts.max_bot_games:
+            raise ApiError(
+                503, "server_full", "too many games of bots only are running; try later", 60
+            )
+        mine = sum(1 for r in running if r.creator == address)
+        if self.cluster is not None:
+            statuses = partial(self.store.run, Store.statuses)
+            limit = opts.bot_games_per_address
+            mine = await self.cluster.quota.games(address, True, statuses, below=limit)
+        _check_games_of(opts, True, mine)
+        if self.cluster is not None:
+            with contextlib.suppress(Exception):  # only the count would be missing
+                await self.cluster.quota.created(address, True, room.id)
+
     async def admit(self, address: str, bots_only: bool) -> None:
         """:meth:`_admit`; in scale-out mode the per-address limits count the games and
         creations of every process (docs/scaling.md)."""
+        if not bots_only:
+            await self.make_room_for_lobby()
         if self.cluster is None:
             self._admit(address, bots_only)
             return
@@ -530,13 +591,19 @@ class GameServer:
     ) -> dict[str, Any]:
         game_id = await self.new_game_id()
         host_token = secrets.token_urlsafe(18)
-        tokens: dict[int, str] = {}
+        creator_seat = None if settings.table else next((s for s in seats if s.human), None)
+        credentials = {}  # seat -> (its creator's token, or an invite for somebody else)
         for seat in seats:
-            if seat.human:
-                tokens[seat.index] = secrets.token_urlsafe(18)
-                seat.token_hash = token_hash(tokens[seat.index])
+            if seat is creator_seat:
+                token = secrets.token_urlsafe(18)
+                seat.token_hash = token_hash(token)
+                credentials[seat.index] = {"token": token, "url": seat_url(base, game_id, token)}
+            elif seat.human:
+                code = secrets.token_urlsafe(12)
+                seat.invite_hash = token_hash(code)
+                credentials[seat.index] = {"invite": code, "url": invite_url(base, game_id, code)}
         room = await self.add_room(game_id, settings, seats, token_hash(host_token), address)
-        if not tokens:
+        if not credentials:
             async with room.lock:
                 await room.start_game()
         self.prune()
@@ -550,11 +617,7 @@ class GameServer:
             "seed": room.public_settings()["seed"],
             "seats": [
                 {"seat": s.index, "kind": s.kind, "name": s.name, "bot": s.bot_kind}
-                | (
-                    {"token": tokens[s.index], "url": invite_url(base, game_id, tokens[s.index])}
-                    if s.human
-                    else {}
-                )
+                | credentials.get(s.index, {})
                 for s in seats
             ],
             "spectator_url": f"{base}/?game={game_id}",
@@ -661,14 +724,43 @@ class GameServer:
             "game_id": room.id,
             "seat": seat.index,
             "token": token,
-            "url": invite_url(base, room.id, token),
+            "url": seat_url(base, room.id, token),
+        }
+
+    async def new_invite(self, room: GameRoom, body: dict[str, Any], seat: int, base: str) -> Any:
+        """``POST /api/games/{id}/seats/{seat}/invite``: the host (its host token) gets a new
+        invite link for a seat nobody holds; the old link stops working."""
+        token = body.get("host_token")
+        if not isinstance(token, str) or len(token) > 200 or not room.is_host(token):
+            raise ApiError(403, "bad_token", "only the host (with the host token) makes invites")
+        async with room.lock:
+            try:
+                code = await room.new_invite(seat)
+            except ProtocolError as error:
+                status = {"unknown_seat": 404}.get(error.code, 409)
+                raise ApiError(status, error.code, error.message) from None
+            except StoreError as error:
+                message = f"the invite was not saved: {error}"
+                raise ApiError(503, "storage_failed", message) from None
+        return {
+            "v": PROTOCOL_VERSION,
+            "game_id": room.id,
+            "seat": seat,
+            "invite": code,
+            "url": invite_url(base, room.id, code),
         }
 
 
-def invite_url(base: str, game_id: str, token: str) -> str:
-    """A seat's link. The token is in the fragment (after ``#``), which browsers never send
-    to a server or a proxy, so it stays out of every log."""
+def seat_url(base: str, game_id: str, token: str) -> str:
+    """A seat's own link. The token is in the fragment (after ``#``), which browsers never
+    send to a server or a proxy, so it stays out of every log."""
     return f"{base}/?game={game_id}#token={token}"
+
+
+def invite_url(base: str, game_id: str, code: str) -> str:
+    """A seat's invite link: the first page to open it gets the seat and a token of its own
+    (``hello`` with ``invite``); the code then only says the seat is taken."""
+    return f"{base}/?game={game_id}#invite={code}"
 
 
 # ---------------------------------------------------------------- HTTP
@@ -678,7 +770,8 @@ def _server(request: Request | WebSocket) -> GameServer:
 
 
 def _address(request: Request | WebSocket) -> str:
-    return request.client.host if request.client else "?"
+    """The client address the per-address limits count (an IPv6 client by its /64)."""
+    return client_key(request.client.host) if request.client else "?"
 
 
 def _error(
@@ -837,6 +930,8 @@ async def api_start_game(request: Request) -> Response:
     async with room.lock:
         if room.status != OPEN:
             raise ApiError(409, "not_open", "the game has already started")
+        if not room.attended:  # nobody at the table: the game plays every seat, bot work
+            await _server(request).admit_unattended(room)
         try:
             await room.start_game()
         except StoreError as error:
@@ -876,20 +971,37 @@ async def api_replay(request: Request) -> Response:
     return Response(await room.replay_json(), media_type="application/json")
 
 
-async def api_seat_qr(request: Request) -> Response:
-    """The QR code of a seat's link for the tabletop mode (:mod:`roborally.server.tabletop`)."""
-    room = await _room(request)
-    body = await _body(request)
-    token = body.get("token")
+def _seat_number(request: Request) -> int:
     try:
-        seat = int(request.path_params["seat"])
+        return int(request.path_params["seat"])
     except ValueError:
         raise ApiError(404, "unknown_seat", "no such seat") from None
+
+
+async def api_seat_invite(request: Request) -> Response:
+    """A new invite link for a seat nobody holds (the host token; docs/protocol.md 1.10)."""
+    room = await _room(request)
+    body = await _body(request)
+    server = _server(request)
+    answer = await server.new_invite(room, body, _seat_number(request), server.link_base(request))
+    return JSONResponse(answer)
+
+
+async def api_seat_qr(request: Request) -> Response:
+    """The QR code of a seat's invite link for the tabletop mode
+    (:mod:`roborally.server.tabletop`): only for the seat's current invite, while nobody
+    holds the seat."""
+    room = await _room(request)
+    body = await _body(request)
+    code = body.get("invite")
+    seat = _seat_number(request)
     if not any(s.index == seat and s.human for s in room.seats):
         raise ApiError(404, "unknown_seat", f"seat {seat} is not a player's seat in this game")
-    if not isinstance(token, str) or len(token) > 200 or room.seat_for_token(token) != seat:
-        raise ApiError(403, "bad_token", "the token is not this seat's")
-    svg = qr_svg(invite_url(_server(request).link_base(request), room.id, token))
+    if not isinstance(code, str) or len(code) > 200 or not room.invite_opens(seat, code):
+        raise ApiError(403, "bad_invite", "the invite code is not this seat's current one")
+    if room.seats[seat].held:
+        raise ApiError(409, "seat_taken", "this seat's player has joined: its invite is used")
+    svg = qr_svg(invite_url(_server(request).link_base(request), room.id, code))
     if svg is None:  # pragma: no cover - segno comes with the server extra
         raise ApiError(501, "no_qr_codes", "this server cannot draw QR codes (segno is missing)")
     return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
@@ -942,14 +1054,27 @@ class ApiRateLimit:
             and not scope.get(FORWARDED)
         ):
             client = scope.get("client")
-            address = client[0] if client else "?"
-            refusal = self.server.limits.request(address)
+            address = client_key(client[0]) if client else "?"  # an IPv6 client by its /64
+            refusal = await _api_refusal(self.server, address)
             if refusal is not None:
                 log.warning("%s from %s: rate_limited", scope["path"][:80], address)
                 error = _error(429, refusal.code, refusal.message, refusal.retry_after)
                 await error(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+async def _api_refusal(server: GameServer, address: str) -> Refusal | None:
+    """Take one API call from ``address``'s bucket: in scale-out mode the one in Redis that
+    every process takes from (else N processes would give an address N times the rate);
+    this process's own without Redis, or when Redis does not answer (cluster/quota.py)."""
+    if server.cluster is not None:
+        opts = server.options
+        quota = server.cluster.quota
+        wait = await quota.take_request(address, opts.requests_per_second, opts.request_burst)
+        if wait is not None:
+            return request_refusal(wait) if wait else None
+    return server.limits.request(address)
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -1152,6 +1277,7 @@ def create_app(
         Route("/api/games/{game_id}/rematch_seat", api_rematch_seat, methods=["POST"]),
         Route("/api/games/{game_id}/record", api_record),
         Route("/api/games/{game_id}/seats/{seat}/qr", api_seat_qr, methods=["POST"]),
+        Route("/api/games/{game_id}/seats/{seat}/invite", api_seat_invite, methods=["POST"]),
         Route("/api/games/{game_id}/replay", api_replay),
         Route("/api/health", api_health),
         Route("/i18n/{lang}.json", translations),

@@ -1,7 +1,9 @@
 """``roborally bot SEAT_LINK --bot KIND``: play one seat of a running server with any bot.
 
-The seat link is what the server hands a player (``http://HOST:PORT/?game=ID#token=TOKEN``, the
-create response's ``seats[].url``, or the old ``?game=ID&token=TOKEN`` form); the bot is a
+The seat link is what the server hands a player: a seat's own link
+(``http://HOST:PORT/?game=ID#token=TOKEN``, or the old ``?game=ID&token=TOKEN`` form) or its
+one-time invite link (``#invite=CODE``, the create response's ``seats[].url``: the command then
+prints the seat's own link, the way back to it); the bot is a
 built-in kind (``random``, ``planner``, ``expert``, the levels ...) or ``module:Class`` for a
 class importable from anywhere on ``PYTHONPATH`` (it is called with ``--seed``). The command
 connects as the web page does (``docs/protocol.md`` section 4), says it is ready in the lobby,
@@ -31,11 +33,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class SeatLink:
-    """What a seat link names: the game's WebSocket address, the game and the seat's token."""
+    """What a seat link names: the game's WebSocket address, the game, and the seat's token
+    or its invite."""
 
     ws_url: str
     game_id: str
-    token: str
+    token: str | None
+    invite: str | None = None
 
 
 def parse_seat_link(link: str) -> SeatLink:
@@ -46,6 +50,8 @@ def parse_seat_link(link: str) -> SeatLink:
     'wss://rally.example.org/ws/k3JX'
     >>> parse_seat_link("http://127.0.0.1:8000/?game=k3JX&token=Qm9i").token
     'Qm9i'
+    >>> parse_seat_link("http://127.0.0.1:8000/?game=k3JX#invite=aW52").invite
+    'aW52'
     """
     parts = urlsplit(link.strip())
     schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
@@ -60,15 +66,16 @@ def parse_seat_link(link: str) -> SeatLink:
     if not game and parts.path.startswith("/ws/"):  # a WebSocket address with #token=
         game = parts.path[len("/ws/") :]
     token = (fragment.get("token") or query.get("token") or [""])[0]
+    invite = (fragment.get("invite") or [""])[0]
     if not game:
         raise ValueError(f"the link names no game (no ?game=ID): {link!r}")
-    if not token:
+    if not token and not invite:
         raise ValueError(
-            f"the link has no seat token (#token=...): {link!r} is a spectator's link;"
-            " use the seat's own link"
+            f"the link has no seat token or invite (#token=... or #invite=...): {link!r} is a"
+            " spectator's link; use the seat's own link or its invite link"
         )
     ws_url = f"{schemes[parts.scheme]}://{parts.netloc}/ws/{quote(game, safe='')}"
-    return SeatLink(ws_url, game, token)
+    return SeatLink(ws_url, game, token or None, None if token else invite)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -118,13 +125,22 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"{PROG}: {text}", file=sys.stderr, flush=True)
 
+    player: RemotePlayer
+
+    def seat_status(text: str) -> None:
+        status(text)
+        if text.startswith("took seat") and player.token is not None:  # say how to come back
+            back = urlsplit(args.link.strip())._replace(fragment=f"token={player.token}")
+            print(f"{PROG}: this seat's own link (to come back): {back.geturl()}", file=sys.stderr)
+
     player = RemotePlayer(
         link.ws_url,
         link.token,
         bot=bot,
         name=args.name,
         reconnect=max(0, args.retries),
-        on_status=status,
+        on_status=seat_status,
+        invite=link.invite,
     )
     try:
         result = run_to_end(player.run(timeout=None))
@@ -168,6 +184,12 @@ def refusal(code: str, message: str, link: SeatLink) -> str:
     """A refused link in plain words."""
     if code in ("unknown_game", "4404"):
         return f"the server has no game {link.game_id!r} (finished long ago, or a wrong link)"
+    if code == "invite_used":
+        return f"the invite was used already: its seat of game {link.game_id!r} is taken"
+    if code == "bad_invite":
+        return f"the invite is not valid in game {link.game_id!r}; ask the host for the new one"
+    if code == "signed_out":
+        return "the seat's holder closed this connection from another device"
     if code in ("bad_token", "4401"):
         return f"the link's token is not a seat of game {link.game_id!r} (a wrong or old link)"
     if code in ("replaced", "4409"):

@@ -37,7 +37,10 @@ json_choice = choice_to_json
 
 #: Error codes and close codes after which coming back cannot help (the link is wrong, or the
 #: player opened the seat elsewhere).
-FATAL_ERRORS = frozenset({"bad_token", "unknown_game", "token_in_url", "replaced"})
+FATAL_ERRORS = frozenset(
+    {"bad_token", "bad_invite", "invite_used", "signed_out", "unknown_game", "token_in_url"}
+    | {"replaced"}
+)
 FATAL_CLOSES = frozenset({CLOSE_BAD_REQUEST, CLOSE_BAD_TOKEN, CLOSE_UNKNOWN_GAME, CLOSE_REPLACED})
 #: Answers the server refuses for their content: the decision then gets its default.
 BAD_ANSWERS = frozenset({"illegal_action", "invalid_action"})
@@ -127,9 +130,20 @@ class PlayResult:
     bot_failures: list[str] = field(default_factory=list)  # the bot raised or answered illegally
 
 
+def seat_key(seat: dict[str, Any]) -> dict[str, str]:
+    """What opens a seat of a create response (``POST /api/games``): the creator's seat its
+    ``token``, every other human seat its one-time ``invite``; as keyword arguments of
+    :class:`RemotePlayer` (``RemotePlayer(url, **seat_key(seat))``)."""
+    if seat.get("token"):
+        return {"token": str(seat["token"])}
+    return {"invite": str(seat["invite"])}
+
+
 class RemotePlayer:
-    """Connects to one game (a seat with ``token``, or a spectator without) and plays it with
-    ``bot`` (default: the random bot seeded with ``seed``).
+    """Connects to one game (a seat with ``token`` or with its one-time ``invite``, or a
+    spectator without either) and plays it with ``bot`` (default: the random bot seeded with
+    ``seed``). An invite is used once: the seat's own token comes in the ``welcome`` and is
+    kept in :attr:`token` for reconnecting.
 
     With ``act=False`` it only watches (a spectator, or a player that has left its seat idle).
     ``keep_raw`` keeps every received text frame for inspection; ``think`` waits a random time
@@ -159,9 +173,11 @@ class RemotePlayer:
         source: str | None = None,
         reconnect: int = 0,
         on_status: Callable[[str], None] | None = None,
+        invite: str | None = None,
     ) -> None:
         self.url = ws_url
         self.token = token  # sent in 'hello', never in the URL
+        self.invite = invite  # a seat's invite, until the welcome brings its token
         self.source = source  # a local address to connect from (tests of per-address limits)
         self.bot: Bot = RandomBot(seed) if bot is None else bot
         self.rng = random.Random(seed)
@@ -254,6 +270,8 @@ class RemotePlayer:
         hello: dict[str, Any] = {"type": "hello"}
         if self.token is not None:
             hello["token"] = self.token
+        elif self.invite is not None:
+            hello["invite"] = self.invite
         if self.name:
             hello["name"] = self.name
         await self._send(ws, hello)
@@ -271,6 +289,9 @@ class RemotePlayer:
             kind = msg.get("type")
             if kind == "welcome":
                 self.result.seat = msg["seat"]
+                if msg.get("token"):  # the invite's seat is ours: its token opens it again
+                    self.token, self.invite = msg["token"], None
+                    self._status(f"took seat {msg['seat']} with its invite")
                 if self._welcomed:  # the game moved to another server process (scale-out
                     # mode, docs/scaling.md): answers on the way may be lost, answer again
                     self._answered.clear()

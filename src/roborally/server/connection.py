@@ -47,6 +47,8 @@ class Connection:
         self.hello = False
         self.cursor = 0
         self.shown = 0  # the page has finished showing the events before this index
+        self.reported = False  # it has said 'shown' (only then do clocks wait for its animation)
+        self.speed = 1.0  # the animation speed its page plays at (hello, shown), 0: none
         self.opened = time.monotonic()
         self.pending: collections.deque[str | None] = collections.deque()
         self.pending_bytes = 0

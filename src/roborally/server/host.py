@@ -38,6 +38,7 @@ from roborally.engine.core.rng import derive_seed
 from roborally.engine.core.view import decision_to_json
 from roborally.engine.game import Game
 from roborally.engine.preview import preview_program
+from roborally.server import showtime
 from roborally.server.settings import GameSettings
 
 log = logging.getLogger("roborally.server.worker")
@@ -83,6 +84,7 @@ class EventOut:
     round: int
     register: int
     private: dict[int, str] | None = None
+    beats: float = 0.0  # how long the page animates it (showtime.py)
 
 
 @dataclass(slots=True)
@@ -220,7 +222,8 @@ class GameHost:
                 mine = event.to_json()
                 mine["i"] = index
                 private = {event.seat: dumps(mine)}
-            out.append(EventOut(dumps(data), event.round, event.register, private))
+            beats = showtime.beats(data["kind"])
+            out.append(EventOut(dumps(data), event.round, event.register, private, beats))
         self.sent_events = len(events)
         first_action = self.sent_actions
         actions = [
@@ -238,7 +241,7 @@ class GameHost:
             self.views(views),
             game.state.round,
             outcome_json(game),
-            write_record(game, self.settings.course) if over else None,
+            write_record(game, self.settings.course, self.id) if over else None,
             more and not over,
         )
 
@@ -413,7 +416,7 @@ class GameHost:
 
     # ------------------------------------------------------------ records
     def record(self) -> str:
-        return write_record(self.game, self.settings.course)
+        return write_record(self.game, self.settings.course, self.id)
 
     def digest(self) -> dict[str, Any]:
         """The state digest and action count (tests and the red-team check use it)."""

@@ -1,17 +1,43 @@
 """Per-address limits: how many sockets one client address may hold, how fast it may call the
 API and how fast it may create games. The address is the TCP peer, or the one a trusted reverse
-proxy reports (``roborally serve --trusted-proxy``). Limits are :class:`ServerOptions` fields
-(docs/server.md "Limits").
+proxy reports (``roborally serve --trusted-proxy``), counted by :func:`client_key` (an IPv6
+client by its /64). Limits are :class:`ServerOptions` fields (docs/server.md "Limits").
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from collections import Counter
 from dataclasses import dataclass
 
 from roborally.server.settings import ServerOptions
+
+IPV6_PREFIX = 64  # one IPv6 client network: a home or a server gets a /64 (2^64 addresses)
+
+
+def client_key(host: str) -> str:
+    """The address the per-address limits count a client by: an IPv4 address as it is, an
+    IPv6 address by its /64 network (whoever has one address of a /64 has them all), an
+    IPv4 address written as IPv6 (``::ffff:1.2.3.4``) as IPv4.
+
+    >>> client_key("203.0.113.9")
+    '203.0.113.9'
+    >>> client_key("2001:db8:1:2:aaaa::1")
+    '2001:db8:1:2::/64'
+    >>> client_key("::ffff:198.51.100.7")
+    '198.51.100.7'
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:  # not an address (a test client's name, a Unix socket)
+        return host
+    if isinstance(ip, ipaddress.IPv4Address):
+        return host
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
 
 
 @dataclass
@@ -78,19 +104,21 @@ class AddressLimits:
     def request(self, address: str) -> Refusal | None:
         """One call of the HTTP API (``requests_per_second``, bursts of ``request_burst``)."""
         wait = self.requests.take(address)
-        if wait:
-            return Refusal(
-                "rate_limited",
-                f"too many requests from this address; try again in {math.ceil(wait)} s",
-                math.ceil(wait),
-            )
-        return None
+        return request_refusal(wait) if wait else None
 
     def create_game(self, address: str) -> Refusal | None:
         """Take one creation from ``address``'s bucket (``games_per_minute`` at once, then one
         every 60/``games_per_minute`` seconds)."""
         wait = self.creations.take(address)
         return creation_refusal(self.options.games_per_minute, wait) if wait else None
+
+
+def request_refusal(wait: float) -> Refusal:
+    """An address made its burst of API calls faster than the rate: it waits ``wait`` s."""
+    seconds = math.ceil(wait)
+    return Refusal(
+        "rate_limited", f"too many requests from this address; try again in {seconds} s", seconds
+    )
 
 
 def creation_refusal(per_minute: int, wait: float) -> Refusal:

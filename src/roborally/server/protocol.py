@@ -33,6 +33,8 @@ CLIENT_TYPES = (
     "chat",
     "emote",
     "rematch",
+    "invite",
+    "close_others",
 )
 
 # Close codes (4000-4999 are free for applications).

@@ -1,15 +1,15 @@
 """Rematches: a new game with the same seats, course and rules as a finished one, dealt with a
 new seed (the page's **Rematch** button; docs/protocol.md 2.7). Each seat's token in the
-rematch is made from its token in the finished game (:func:`social.rematch_token`), so only
-the holder of a seat's old link reaches the seat; the store keeps only the link between the
-two games. Above the rooms (it makes one), so the rooms know it only as the context's
-``rematches``.
+rematch is made from the token its holder plays the finished game with
+(:func:`social.rematch_token`): a seat's token is made for its holder alone (an invite gives
+a fresh one), so only that player reaches the seat again; the store keeps only the link
+between the two games. A seat nobody claims gets an invite from the rematch's host. Above
+the rooms (it makes one), so the rooms know it only as the context's ``rematches``.
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -178,6 +178,7 @@ class Rematches:
             program_seconds=old.program_seconds,
             seed_chosen=False,
             rng=RNG_VERSION,
+            table=old.table,
         )
         game_id = await server.new_game_id()
         holders = {c.seat: c.token for c in room.conns if c.seat is not None and c.token}
@@ -190,10 +191,8 @@ class Rematches:
             seats.append(seat)
         key = (address, False)
         server.creating[key] += 1
-        try:
-            new = await server.add_room(
-                game_id, settings, seats, _hash(secrets.token_urlsafe(18)), address
-            )
+        try:  # the same host token (a tabletop's shared screen) hosts the rematch
+            new = await server.add_room(game_id, settings, seats, room.host_hash, address)
         except ApiError as error:
             raise ProtocolError("rematch_refused", error.message) from None
         finally:

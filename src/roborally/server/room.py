@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import hmac
 import logging
+import secrets
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from roborally.content.boardjson import course_board
 from roborally.engine.core.state import NUM_REGISTERS
 from roborally.engine.game import Game
-from roborally.server import social
+from roborally.server import showtime, social
 from roborally.server.connection import Connection
 from roborally.server.host import (
     EventOut,
@@ -91,8 +92,9 @@ TIMER, DECISION, IDLE, GRACE = "timer", "decision", "idle", "grace"
 #: not reported that it finished showing what came before (fair time: nobody's clock runs while
 #: their page still animates, and nobody can hold a clock back for ever).
 SHOW = "show"
+#: The wait every page gets (the state's way there, a moment to look); a page that has never
+#: said ``shown`` gets only this: a client that never reports cannot stretch anyone's clock.
 SHOW_BASE_SECONDS = 2.0
-SHOW_SECONDS_PER_EVENT = 0.7  # an event takes about 0.33 s at normal speed; twice that is slow
 
 
 def token_hash(token: str) -> str:
@@ -131,8 +133,11 @@ class Seat:
     kind: str  # "human" or "bot"
     name: str
     bot_kind: str | None = None
-    token_hash: str | None = None
+    token_hash: str | None = None  # of the token its holder plays it with (None: nobody holds it)
     taken: bool = False
+    #: Of the seat's one-time invite code (the invite link): the first ``hello`` with it gets
+    #: the seat and a token of its own; then the code only says that the seat is taken.
+    invite_hash: str | None = None
     ready: bool = False
     auto: bool = False
     auto_reason: str | None = None  # "away" (no connection) or "idle" (let a deadline pass)
@@ -146,6 +151,16 @@ class Seat:
     def human(self) -> bool:
         return self.kind == "human"
 
+    @property
+    def held(self) -> bool:
+        """Whether somebody holds the seat (a token opens it): its invite is used up."""
+        return self.token_hash is not None
+
+    @property
+    def attended(self) -> bool:
+        """Whether a person plays the seat: a human seat the game does not play for them."""
+        return self.human and not self.auto
+
     def stored(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
@@ -153,6 +168,7 @@ class Seat:
             "name": self.name,
             "token_hash": self.token_hash,
             "taken": self.taken,
+            "invite_hash": self.invite_hash,
         }
 
     @classmethod
@@ -164,6 +180,7 @@ class Seat:
             data.get("bot"),
             data.get("token_hash"),
             bool(data.get("taken", False)),
+            invite_hash=data.get("invite_hash"),
         )
 
     def public(self) -> dict[str, Any]:
@@ -179,6 +196,16 @@ class Seat:
             "auto": self.auto,
             "auto_reason": self.auto_reason if self.auto else None,
         }
+
+
+def _speed(data: dict[str, Any]) -> float | None:
+    """The animation speed a ``hello`` or ``shown`` reports (``None``: not said)."""
+    speed = data.get("speed")
+    if speed is None:
+        return None
+    if isinstance(speed, bool) or not isinstance(speed, int | float) or not 0 <= speed <= 16:
+        raise ProtocolError("bad_message", "'speed' must be a number from 0 (no animation) to 16")
+    return float(speed)
 
 
 def segments(events: list[EventOut]) -> list[dict[str, int]]:
@@ -226,7 +253,9 @@ class GameRoom:
         self.closed = False
         self.failures = 0  # automatic saves that failed in a row
         self.timer_rule = timer_rule(settings.edition)
-        self.host_seat = next((s.index for s in seats if s.human), None)
+        # The first human seat is the creator's; in tabletop mode the creator plays no seat.
+        first_human = next((s.index for s in seats if s.human), None)
+        self.host_seat = None if settings.table else first_human
         self.refused = 0  # messages refused (for tests and health)
         # The mirror of the game in its worker (what the store holds).
         self.saved = 0  # actions stored
@@ -254,11 +283,18 @@ class GameRoom:
 
     @property
     def lane(self) -> str:
-        """Where the game runs: games with people first; bot games and rebuilding finished
-        games (replays, late spectators) at the lowest priority."""
-        if self.status == FINISHED or not any(s.human for s in self.seats):
+        """Where the game runs: games a person plays first; games of bots, games whose every
+        human seat the game plays itself (nobody came, or everyone left: bot work in
+        disguise), and rebuilding finished games (replays, late spectators) at the lowest
+        priority. A game moves when this changes (:meth:`_call`)."""
+        if self.status == FINISHED or not any(s.attended for s in self.seats):
             return BOTS
         return PEOPLE
+
+    @property
+    def attended(self) -> bool:
+        """Whether a seat holder is connected (only they keep a lobby open)."""
+        return any(s.conns for s in self.seats)
 
     @property
     def game(self) -> Game | None:
@@ -369,6 +405,11 @@ class GameRoom:
                 return seat.index
         return None
 
+    def invite_opens(self, index: int, code: str) -> bool:
+        """Whether ``code`` is the current invite of seat ``index``."""
+        digest = self.seats[index].invite_hash
+        return digest is not None and hmac.compare_digest(digest, token_hash(code))
+
     def is_host(self, token: str) -> bool:
         return hmac.compare_digest(self.host_hash, token_hash(token))
 
@@ -449,6 +490,9 @@ class GameRoom:
             game_id=self.id,
             status=self.status,
             seat=seat,
+            # How many connections hold this seat (only its holder is told): more than one
+            # is another tab or device, which the holder may close (close_others).
+            devices=None if seat is None else len(self.seats[seat].conns),
             server_time=time.time(),
             event_count=len(self.events),
             seats=[s.public() for s in self.seats],
@@ -550,6 +594,9 @@ class GameRoom:
     async def _call(self, op: str, *args: Any) -> Any:
         """Call the game's host; a lost worker is replaced and the game rebuilt, once."""
         for attempt in (1, 2):
+            if self.ctx.pool.misplaced(self.id, self.lane):  # bot work goes to the bots' lane
+                log.info("game %s: moves to the %s lane", self.id, self.lane)
+                await self.ctx.pool.close(self.id)
             if not self.ctx.pool.holds(self.id):
                 await self._open_host()
             try:
@@ -727,15 +774,14 @@ class GameRoom:
     # ------------------------------------------------------- connections
     def attach(self, conn: Connection) -> None:
         self.conns.add(conn)
-        self.touched = time.time()
 
     async def detach(self, conn: Connection) -> None:
         async with self.lock:
             self.conns.discard(conn)
-            self.touched = time.time()
             self.slim_down()
             if conn.seat is None or not conn.hello:
                 return
+            self.touched = time.time()  # only seat holders keep a lobby open
             seat = self.seats[conn.seat]
             if conn in seat.conns:
                 seat.conns.remove(conn)
@@ -794,9 +840,9 @@ class GameRoom:
         if error.retry_after:
             reply["retry_after"] = error.retry_after
         conn.send(reply)
-        if error.code == "bad_token":
+        if error.code in ("bad_token", "bad_invite", "invite_used"):
             conn.close(CLOSE_BAD_TOKEN)
-        elif error.code == "server_full":
+        elif error.code in ("server_full", "too_many_spectators"):
             conn.close(1013)  # "try again later"
         elif error.code == "rate_limited":
             conn.strikes += 1
@@ -831,6 +877,10 @@ class GameRoom:
                 self._preset(conn, msg)
             elif msg.type == "preview":
                 await self._preview(conn, msg)
+            elif msg.type == "invite":
+                await self._invite(conn, msg)
+            elif msg.type == "close_others":
+                await self._close_others(conn, msg)
             elif msg.type in social.TYPES:
                 await social.handle(self, conn, msg)
         except ProtocolError as error:
@@ -860,58 +910,39 @@ class GameRoom:
     async def _hello(self, conn: Connection, msg: ClientMessage) -> None:
         if conn.hello:
             raise ProtocolError("out_of_phase", "'hello' was already sent")
-        token = msg.data.get("token")
-        seat_index = None
-        if token is not None:
-            if not isinstance(token, str) or len(token) > 200:
-                raise ProtocolError("bad_token", "the token is not valid for this game")
-            seat_index = self.seat_for_token(token)
-            if seat_index is None:
-                raise ProtocolError("bad_token", "the token is not valid for this game")
-        elif self.spectator_count() >= self.ctx.options.spectators_per_game:
-            raise ProtocolError(
-                "server_full", "this game has as many spectators as it can take; try later"
-            )
+        seat_index, by_invite = self._seat_of_hello(conn, msg.data)
         name = None
         if msg.data.get("name") is not None and seat_index is not None and self.status == OPEN:
             name = clean_name(msg.data["name"])
             if self.name_taken(name, seat_index):
-                raise ProtocolError("name_taken", f"another player in this game is called {name}")
+                raise ProtocolError(
+                    "name_taken", f"another player in this game is called {self._name_like(name)}"
+                )
         since = field_index(msg.data, "since")
+        speed = _speed(msg.data)
         if self.slim:  # a finished game's events and views, built again from the store
             await self._open_host()
             await self._release_host()
             self.slim = False
         seat = None if seat_index is None else self.seats[seat_index]
-        if seat is not None:
-            dirty = not seat.taken or (name is not None and name != seat.name)
-            if dirty:  # saved first: a seat is taken only if the store says so
-                before = (seat.taken, seat.name)
-                seat.taken, seat.name = True, name or seat.name
-                try:
-                    await self._save_seats()
-                except StoreError:
-                    seat.taken, seat.name = before
-                    raise
+        minted = None if seat is None else await self._take_seat(seat, name, by_invite)
         # Accepted: from here on the room changes.
         conn.hello = True
         conn.seat = seat_index
+        if speed is not None:
+            conn.speed = speed
+        token = msg.data.get("token") if minted is None else minted
         conn.token = token if seat_index is not None else None  # for its rematch seat
         total = len(self.events)
         conn.cursor = total if since is None else min(since, total)
         if seat is not None:
-            seat.conns.append(conn)
-            seat.away_since = None
-            while len(seat.conns) > self.ctx.options.connections_per_seat:
-                oldest = seat.conns.pop(0)
-                oldest.send(error_message("replaced", "this seat was opened somewhere else"))
-                oldest.close(CLOSE_REPLACED)
-            if seat.auto:
-                seat.auto, seat.auto_reason = False, None
-                log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
+            self._seat_connected(seat, conn)
         await self._refresh_view(conn.seat)
         await social.prepare(self)
-        conn.send(self.welcome_message(conn))
+        welcome = self.welcome_message(conn)
+        if minted is not None:  # the seat's own token: only this socket ever sees it
+            welcome["token"] = minted
+        conn.send(welcome)
         if seat is not None:  # a seat came: everyone sees it connected, its timers change
             self._reschedule()
             self._broadcast()
@@ -922,6 +953,170 @@ class GameRoom:
             conn.send_text(self.state_text(None))
         if self.status == FINISHED:
             conn.send(self.game_over_message())
+
+    def _seat_of_hello(self, conn: Connection, data: dict[str, Any]) -> tuple[int | None, bool]:
+        """The seat a ``hello`` opens (``None``: a spectator's) and whether it came with the
+        seat's invite (then the seat gets a token of its own)."""
+        token, invite = data.get("token"), data.get("invite")
+        if token is not None and invite is not None:
+            raise ProtocolError("bad_message", "a hello carries a 'token' or an 'invite', not both")
+        if token is not None:
+            usable = isinstance(token, str) and len(token) <= 200
+            index = self.seat_for_token(token) if usable else None
+            if index is None:
+                raise ProtocolError("bad_token", "the token is not valid for this game")
+            return index, False
+        if invite is not None:
+            return self._invited(invite).index, True
+        self._admit_spectator(conn)
+        return None, False
+
+    def _invited(self, invite: Any) -> Seat:
+        """The seat an invite code opens: a seat nobody holds yet."""
+        digest = token_hash(invite) if isinstance(invite, str) and len(invite) <= 200 else None
+        seat = next(
+            (
+                s
+                for s in self.seats
+                if digest and s.invite_hash and hmac.compare_digest(s.invite_hash, digest)
+            ),
+            None,
+        )
+        if seat is None:
+            raise ProtocolError(
+                "bad_invite",
+                "this invite link does not open a seat: the host may have made a new link for"
+                " the seat; ask them for it, or watch the game",
+            )
+        if seat.held:
+            raise ProtocolError(
+                "invite_used",
+                f"{seat.name}'s seat is taken: its invite link was used already, and only the"
+                " player who used it can play the seat; you can still watch the game",
+            )
+        return seat
+
+    def _admit_spectator(self, conn: Connection) -> None:
+        """A spectator gets in while the game and the address have room (seat holders always
+        do): a few addresses cannot fill a game's places."""
+        options = self.ctx.options
+        if self.spectator_count() >= options.spectators_per_game:
+            raise ProtocolError(
+                "server_full", "this game has as many spectators as it can take; try later"
+            )
+        watching = (c for c in self.conns if c.hello and c.seat is None)
+        mine = sum(1 for c in watching if c.address == conn.address)
+        if mine >= options.spectators_per_address:
+            raise ProtocolError(
+                "too_many_spectators",
+                f"this address already watches this game in {mine} places (the limit is"
+                f" {options.spectators_per_address}); close one of them",
+            )
+
+    async def _take_seat(self, seat: Seat, name: str | None, by_invite: bool) -> str | None:
+        """Mark the seat taken (renamed, and by invite given a fresh token: returned), saved
+        first: a seat is taken only if the store says so."""
+        minted = secrets.token_urlsafe(18) if by_invite else None
+        if minted is None and seat.taken and (name is None or name == seat.name):
+            return None
+        changes: dict[str, Any] = {"taken": True, "name": name or seat.name}
+        if minted is not None:
+            changes["token_hash"] = token_hash(minted)
+        await self._change_seat(seat, **changes)
+        if minted is not None:
+            log.info("game %s: seat %d taken by its invite", self.id, seat.index)
+        return minted
+
+    async def _change_seat(self, seat: Seat, **changes: Any) -> None:
+        """Change a seat's stored fields and save the seats; if the save fails the seat is
+        as it was (a seat is taken, renamed or given a token only if the store says so)."""
+        before = {key: getattr(seat, key) for key in changes}
+        for key, value in changes.items():
+            setattr(seat, key, value)
+        try:
+            await self._save_seats()
+        except StoreError:
+            for key, value in before.items():
+                setattr(seat, key, value)
+            raise
+
+    def _seat_connected(self, seat: Seat, conn: Connection) -> None:
+        seat.conns.append(conn)
+        seat.away_since = None
+        self.touched = time.time()
+        while len(seat.conns) > self.ctx.options.connections_per_seat:
+            oldest = seat.conns.pop(0)
+            oldest.send(error_message("replaced", "this seat was opened somewhere else"))
+            oldest.close(CLOSE_REPLACED)
+        if seat.auto:
+            seat.auto, seat.auto_reason = False, None
+            log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
+
+    def _name_like(self, name: str) -> str:
+        """The name of the seat ``name`` clashes with, for a refusal."""
+        other = next((s.name for s in self.seats if same_name(s.name, name)), name)
+        return other if other == name else f"{other} (the names look the same)"
+
+    async def new_invite(self, index: int | None) -> str:
+        """A new invite code for human seat ``index`` that nobody holds (its old code stops
+        working); the lock is held. Refused for a held seat: a seat belongs to its holder."""
+        seat = next((s for s in self.seats if s.index == index and s.human), None)
+        if seat is None:
+            raise ProtocolError("unknown_seat", f"seat {index} is not a player's seat of this game")
+        if self.status not in (OPEN, RUNNING):
+            raise ProtocolError("out_of_phase", "the game is over")
+        if seat.held:
+            raise ProtocolError(
+                "seat_taken",
+                f"{seat.name} holds this seat; only a seat nobody holds gets a new invite",
+            )
+        code = secrets.token_urlsafe(12)
+        await self._change_seat(seat, invite_hash=token_hash(code))
+        log.info("game %s: a new invite for seat %d", self.id, seat.index)
+        return code
+
+    async def _invite(self, conn: Connection, msg: ClientMessage) -> None:
+        """The host seat asks for a new invite link of a seat nobody holds (a rematch's
+        waiting room has no host token: its host is the host seat's holder)."""
+        seat = self._own_seat(conn)
+        if seat.index != self.host_seat:
+            raise ProtocolError("not_host", "only the host makes invite links")
+        index = field_index(msg.data, "seat")
+        code = await self.new_invite(index)
+        conn.send(
+            message(
+                "ack",
+                ref=msg.ref,
+                seat=index,
+                invite=code,
+                url=social.invite_path(self.id, code),
+                **{"for": "invite"},
+            )
+        )
+
+    async def _close_others(self, conn: Connection, msg: ClientMessage) -> None:
+        """The seat's other connections are closed and its token replaced by a new one, sent
+        only to this socket: whoever else held the seat's link (a lost phone, a shared
+        screen) cannot open it again."""
+        seat = self._own_seat(conn)
+        fresh = secrets.token_urlsafe(18)
+        await self._change_seat(seat, token_hash=token_hash(fresh))
+        conn.token = fresh
+        others = [c for c in seat.conns if c is not conn]
+        reply = message("ack", ref=msg.ref, token=fresh, closed=len(others))
+        conn.send(reply | {"for": "close_others"})
+        for other in others:
+            seat.conns.remove(other)
+            other.send(
+                error_message(
+                    "signed_out",
+                    "your seat was closed here from another device that holds it; this link"
+                    " no longer opens it",
+                )
+            )
+            other.close(CLOSE_BAD_TOKEN)
+        log.info("game %s: seat %d closed %d other connection(s)", self.id, seat.index, len(others))
+        self._broadcast()
 
     async def _save_seats(self) -> None:
         await self.ctx.store.run(Store.update_game, self.id, seats=[s.stored() for s in self.seats])
@@ -962,6 +1157,10 @@ class GameRoom:
         shown = field_index(msg.data, "event")
         if shown is None:
             raise ProtocolError("bad_message", "'shown' needs 'event', the next event not shown")
+        speed = _speed(msg.data)
+        if speed is not None:
+            conn.speed = speed
+        conn.reported = True
         advanced = min(shown, len(self.events)) > conn.shown
         conn.shown = min(max(conn.shown, shown), len(self.events))
         before = seat.shown
@@ -1174,10 +1373,21 @@ class GameRoom:
         appeared = self.appeared.get(d.id, len(self.events))
         if seat.shown >= appeared or not seat.conns:
             return now
-        unseen = appeared - seat.shown
-        cap = SHOW_BASE_SECONDS + SHOW_SECONDS_PER_EVENT * unseen
-        start = self.show_by.setdefault(d.id, now + min(self.ctx.options.show_seconds, cap))
+        wait = self._show_allowance(seat, appeared)
+        start = self.show_by.setdefault(d.id, now + wait)
         return start if start <= now else None
+
+    def _show_allowance(self, seat: Seat, appeared: int) -> float:
+        """How long a decision's clock may wait for the seat's page to show the events before
+        it: the server's estimate of their animation at the speed the seat's pages chose (the
+        slowest of those that report), never more than ``show_seconds``; a seat none of whose
+        pages has ever said ``shown`` gets only the base wait."""
+        speeds = [c.speed for c in seat.conns if c.reported]
+        wait = SHOW_BASE_SECONDS
+        if speeds:
+            unseen = (e.beats for e in self.events[seat.shown : appeared])
+            wait += showtime.seconds(unseen, min(speeds))
+        return min(self.ctx.options.show_seconds, wait)
 
     def _reschedule(self) -> None:
         """Work out every deadline (keeping those already running) and arm one timer task."""

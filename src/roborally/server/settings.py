@@ -45,6 +45,9 @@ class GameSettings:
     program_seconds: float = 300.0
     seed_chosen: bool = False
     rng: str = RNG_VERSION
+    #: Tabletop mode: the creator's screen shows the board to the table and plays no seat, so
+    #: every human seat gets an invite and no seat is the host's (the host token starts it).
+    table: bool = False
 
     @property
     def commitment(self) -> str:
@@ -66,6 +69,7 @@ class GameSettings:
             "rng": self.rng,
             "first_player": self.first_player,
             "public": self.public,
+            "table": self.table,
         }
 
     def public_json(self, reveal: bool = False) -> dict[str, Any]:
@@ -95,6 +99,7 @@ class GameSettings:
             bool(data.get("seed_chosen", False)),
             # Games stored before fair seeds keep the generator they started with.
             str(data.get("rng", LEGACY_RNG)),
+            table=bool(data.get("table", False)),
         )
 
     def config(self, names: tuple[str, ...]) -> GameConfig:
@@ -134,7 +139,10 @@ class ServerOptions:
     max_games: int = 2_000  # open and running games at once
     max_bot_games: int = 40  # running games without a human seat at once
     keep_finished: int = 200  # finished games kept in memory (the others reload on demand)
-    lobby_seconds: float = 15 * 60.0  # an open game nobody joined or watched this long closes
+    lobby_seconds: float = 15 * 60.0  # an open game no seat holder used this long closes
+    #: Open games (lobbies) at once, well below max_games: running games and new creators keep
+    #: room when many addresses create lobbies nobody uses (the oldest unused one makes room).
+    max_lobbies: int = 400
     # Per client address.
     connections_per_address: int = 32  # WebSockets open at once
     requests_per_second: float = 20.0  # calls of the HTTP API (/api/...) on average
@@ -144,6 +152,7 @@ class ServerOptions:
     bot_games_per_address: int = 4  # running games without a human seat
     # Per game and per connection.
     spectators_per_game: int = 100  # connections without a seat (seat holders always get in)
+    spectators_per_address: int = 8  # of one game from one address (a few cannot fill a game)
     connections_per_seat: int = 4  # a fifth connection for one seat replaces the oldest
     hello_seconds: float = 10.0  # a socket that has not said hello by then is closed
     message_bytes: int = 65_536  # the largest WebSocket message and request body (up to 1 MiB)

@@ -11,9 +11,10 @@ read. Every seat may send :data:`CHAT_BURST` entries at once, then one every
 A rematch is a new game with the same seats (names; bots stay bots), course, edition, variants
 and timers, and a new seed. Any seated player of a finished game may ask for it; the first
 request creates it and every later one leads to the same game. Each seat of the rematch has a
-token made from that seat's token in the finished game (:func:`rematch_token`), so the server
-never stores a token: whoever holds a seat's link of the finished game can get to the same
-seat of the rematch, now or later.
+token made from the token its holder plays the finished game with (:func:`rematch_token`), so
+the server never stores a token: the player who holds a seat of the finished game can get to
+the same seat of the rematch, now or later, and nobody else (seat tokens are made for their
+holders alone: the host of a game never learns an invited player's token).
 """
 
 from __future__ import annotations
@@ -110,6 +111,11 @@ def rematch_token(token: str, rematch_id: str) -> str:
 def seat_path(game_id: str, token: str | None = None) -> str:
     """The page's link to a game (relative to the server): a seat's, or a spectator's."""
     return f"/?game={game_id}" + (f"#token={token}" if token else "")
+
+
+def invite_path(game_id: str, code: str) -> str:
+    """A seat's invite link (relative to the server): the first to open it gets the seat."""
+    return f"/?game={game_id}#invite={code}"
 
 
 class RoomTalk:

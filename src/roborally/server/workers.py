@@ -351,6 +351,13 @@ class WorkerPool:
         worker = self.where.get(game_id)
         return worker is not None and worker.alive
 
+    def misplaced(self, game_id: str, lane: str) -> bool:
+        """Whether the game runs in another lane than ``lane`` (its people left, or came
+        back): it is then closed and built again in its lane. Games run in this process
+        (tests, embedding) have one worker for both lanes."""
+        worker = self.where.get(game_id)
+        return worker is not None and not self.inline and worker.lane != lane
+
     def inline_host(self, game_id: str) -> GameHost | None:
         """The game's host when games run in this process (tests, embedding), else None."""
         worker = self.where.get(game_id)

@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
+from roborally.server.client import seat_key
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -193,10 +195,14 @@ class ServerProcess:
         return data
 
     def seat_url(self, game: dict[str, Any], seat: int, legacy: bool = False, **query: Any) -> str:
-        """A seat's link as the server hands it out (the token in the fragment), with ``query``
-        added; ``legacy``: an old link with ``?token=`` in the query."""
-        token = game["seats"][seat]["token"]
+        """A seat's link as the server hands it out (the creator's seat: its token in the
+        fragment; any other seat: its one-time invite), with ``query`` added; ``legacy``: an
+        old link with ``?token=`` in the query (a token seat only)."""
+        entry = game["seats"][seat]
         extra = "".join(f"&{k}={v}" for k, v in query.items())
+        if "token" not in entry:
+            return f"{self.base}/?game={game['game_id']}{extra}#invite={entry['invite']}"
+        token = entry["token"]
         if legacy:
             return f"{self.base}/?game={game['game_id']}&token={token}{extra}"
         return f"{self.base}/?game={game['game_id']}{extra}#token={token}"
@@ -209,7 +215,7 @@ class SteadyPlayer:
 
     def __init__(self, server: ServerProcess, game: dict[str, Any], seat: int, delay: float):
         self.url = f"ws://127.0.0.1:{server.port}/ws/{game['game_id']}"
-        self.token = game["seats"][seat]["token"]
+        self.key = seat_key(game["seats"][seat])  # its token, or its invite
         self.delay = delay
         self.stopping = threading.Event()
         self.errors: list[dict[str, Any]] = []
@@ -228,7 +234,7 @@ class SteadyPlayer:
 
         answered: set[str] = set()
         with connect(self.url) as ws:
-            ws.send(json.dumps({"type": "hello", "v": 1, "token": self.token}))
+            ws.send(json.dumps({"type": "hello", "v": 1, **self.key}))
             while not self.stopping.is_set():
                 try:
                     msg = json.loads(ws.recv(timeout=0.2))

@@ -167,12 +167,14 @@ def test_seat_links_keep_the_token_out_of_every_url(
 ) -> None:
     """The seat token is in the link's fragment (never sent to a server or a proxy) and in the
     hello message, never in the WebSocket URL; an old ?token= link still works and is moved
-    into the fragment at once."""
+    into the fragment at once; an invite link's address holds the seat's own token once the
+    invite is used, so a reload opens the seat again."""
     game = live_server.create(
         seats=[{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}, {"kind": "bot"}]
     )
-    gid, ada, bo = game["game_id"], game["seats"][0]["token"], game["seats"][1]["token"]
+    gid, ada, invite = game["game_id"], game["seats"][0]["token"], game["seats"][1]["invite"]
     assert game["seats"][0]["url"].endswith(f"/?game={gid}#token={ada}")  # the server's link
+    assert game["seats"][1]["url"].endswith(f"/?game={gid}#invite={invite}")
     sockets: list[str] = []
     hellos: list[dict[str, Any]] = []
 
@@ -189,13 +191,23 @@ def test_seat_links_keep_the_token_out_of_every_url(
     expect(page.locator("[data-testid=player-0] .badge.you")).to_be_visible()
     assert page.url.endswith(f"?game={gid}&speed=0#token={ada}")
 
+    # Bo's invite: the page takes the seat, and its address holds Bo's own token from then on.
+    bo_page = watch(contexts.page())
+    bo_page.goto(live_server.seat_url(game, 1, speed=0))
+    expect(bo_page.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+    bo_page.wait_for_function("() => location.hash.startsWith('#token=')")
+    bo = urlsplit(bo_page.url).fragment.removeprefix("token=")
+    assert bo and bo != invite and "invite" not in bo_page.url
+    bo_page.reload()  # the seat's own token opens it again (the invite is used up)
+    expect(bo_page.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+
     old = watch(contexts.page())
-    old.goto(live_server.seat_url(game, 1, legacy=True, speed=0))
-    expect(old.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+    old.goto(live_server.seat_url(game, 0, legacy=True, speed=0))
+    expect(old.locator("[data-testid=player-0] .badge.you")).to_be_visible()
     query, fragment = urlsplit(old.url).query, urlsplit(old.url).fragment
-    assert "token" not in query and "speed=0" in query and fragment == f"token={bo}", old.url
+    assert "token" not in query and "speed=0" in query and fragment == f"token={ada}", old.url
     old.reload()  # the address bar now holds the fragment form, which still plays the seat
-    expect(old.locator("[data-testid=player-1] .badge.you")).to_be_visible()
+    expect(old.locator("[data-testid=player-0] .badge.you")).to_be_visible()
 
     # A seat link opened in a tab that watches the game changes only the fragment: the page
     # loads again as that seat.
@@ -206,9 +218,11 @@ def test_seat_links_keep_the_token_out_of_every_url(
     tab.goto(f"{live_server.base}/?game={gid}#token={bo}")
     expect(tab.locator("[data-testid=player-1] .badge.you")).to_be_visible()
 
-    assert len(sockets) >= 5 and not [url for url in sockets if "token" in url], sockets
+    assert len(sockets) >= 6 and not [url for url in sockets if "token" in url], sockets
+    assert not [url for url in sockets if "invite" in url], sockets
     assert all(url.endswith(f"/ws/{gid}") for url in sockets), sockets
     assert {h.get("token") for h in hellos} == {None, ada, bo}, hellos
+    assert [h["invite"] for h in hellos if h.get("invite")] == [invite]  # used once
 
 
 def _hello(text: str | bytes) -> list[dict[str, Any]]:

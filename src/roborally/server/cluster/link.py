@@ -7,7 +7,9 @@ the process that owns the game, and that process's messages come back into the s
 
 When the game changes owner (its owner died, or let it go), :meth:`Link.move` points the link
 at the new owner and says the player's ``hello`` again for it, asking for the events from the
-last one this socket was sent: the page keeps its socket and its place in the game.
+last one this socket was sent: the page keeps its socket and its place in the game. The hello
+said again carries the seat's newest token: an invite is used once (its welcome brings the
+seat's token) and ``close_others`` replaces a token.
 """
 
 from __future__ import annotations
@@ -102,6 +104,26 @@ class Link:
             if self.node is not None:
                 self.node.forget_link(self)
 
+    def learn_token(self, text: str) -> None:
+        """A relayed frame that gives this socket its seat's token (an invite's ``welcome``,
+        the ``ack`` of ``close_others``): kept for the hello said again after a move (a room
+        in this process sets ``conn.token`` itself)."""
+        if '"token":' in text and text.startswith(('{"type":"welcome"', '{"type":"ack"')):
+            token = json.loads(text).get("token")
+            if isinstance(token, str) and token:
+                self.conn.token = token
+
+    def _hello_again(self) -> str | None:
+        """The player's hello to say to the game's new place, with the seat's newest token."""
+        if self.hello_text is None:
+            return None
+        hello = json.loads(self.hello_text)
+        hello["since"] = self.cursor
+        if self.conn.token and (hello.get("invite") or hello.get("token")):
+            hello.pop("invite", None)
+            hello["token"] = self.conn.token
+        return json.dumps(hello)
+
     async def move(self, room: GameRoom | None, owner: str | None) -> None:
         """Point the link at the game's new place and say the player's hello there again."""
         async with self.gate:
@@ -112,11 +134,10 @@ class Link:
             self.room, self.owner = room, owner
             self.conn.hello, self.conn.seat = False, None
             self.open()
-            if self.hello_text is None:
+            hello = self._hello_again()
+            if hello is None:
                 return
-            hello = json.loads(self.hello_text)
-            hello["since"] = self.cursor
-            again = [json.dumps(hello)] + ([self.shown_text] if self.shown_text else [])
+            again = [hello] + ([self.shown_text] if self.shown_text else [])
             for text in again:
                 if self.room is not None:
                     await self.room.handle(self.conn, text)

@@ -398,6 +398,7 @@ class ClusterNode:
             if text is None:
                 link.conn.close(code or 1000)
             else:
+                link.learn_token(text)
                 link.conn.send_text(text)
 
     def _for_game(self, data: dict[str, Any]) -> None:

@@ -47,6 +47,9 @@ export const api = {
   join: (id, body) => call(`/api/games/${enc(id)}/join`, { method: "POST", body }),
   start: (id, hostToken) =>
     call(`/api/games/${enc(id)}/start`, { method: "POST", body: { host_token: hostToken } }),
+  /** A new invite for a seat nobody holds (the host token); the old one stops working. */
+  invite: (id, seat, hostToken) =>
+    call(`/api/games/${enc(id)}/seats/${seat}/invite`, { method: "POST", body: { host_token: hostToken } }),
   replay: (id) => call(`/api/games/${enc(id)}/replay`),
   recordUrl: (id) => `/api/games/${enc(id)}/record`,
   course: (id) => call(`/api/courses/${enc(id)}`),

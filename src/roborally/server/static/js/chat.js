@@ -5,7 +5,6 @@
 // Every text a player wrote is put on the page as text (h() makes text nodes): never as HTML.
 
 import { t } from "./i18n.js";
-import { carryInvites } from "./rematch.js";
 import { fill, h, s, seatColour, seatUrl, store } from "./util.js";
 
 // The emotes the server knows (docs/protocol.md 2.7), drawn here (no emoji: some systems lack
@@ -46,7 +45,8 @@ export class ChatPanel {
   /** send(type, fields) -> message id or null (not connected). */
   constructor({ send, gameId = null }) {
     this.send = send;
-    this.gameId = gameId; // the game this chat is in (a rematch carries its invite links)
+    this.gameId = gameId; // the game this chat is in
+    this.watchUrl = null; // (rematch id) => the page that watches a rematch (a table: its table)
     this.seat = undefined; // null: watching (after the welcome)
     this.canWrite = false;
     this.maxChars = 300;
@@ -304,8 +304,10 @@ export class ChatPanel {
       return;
     }
     if (this.seat === null || this.seat === undefined) {
+      // A tabletop's shared screen follows to the rematch's table (watchUrl, table.js).
+      const href = this.watchUrl ? this.watchUrl(this.rematch) : `/?game=${encodeURIComponent(this.rematch)}`;
       fill(box, this.rematch
-        ? h("a.button.primary", { href: `/?game=${encodeURIComponent(this.rematch)}`, "data-testid": "watch-rematch" }, t("rematch.watch"))
+        ? h("a.button.primary", { href, "data-testid": "watch-rematch" }, t(this.watchUrl ? "table.rematch" : "rematch.watch"))
         : null);
       return;
     }
@@ -328,9 +330,8 @@ export class ChatPanel {
   onRematch(msg) {
     this.setRematch(msg.game_id);
     if (msg.token) {
-      // This seat's place in the new game: go there (the link plays the same seat), with the
-      // invite links for the others when this browser made the finished game.
-      if (this.gameId) carryInvites(this.gameId, msg.game_id);
+      // This seat's place in the new game: go there (the link plays the same seat); its host
+      // makes invite links there for the seats nobody has claimed.
       location.assign(seatUrl(msg.game_id, msg.token));
       return;
     }

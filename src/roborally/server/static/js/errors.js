@@ -24,6 +24,15 @@ const detail = (message, fallback) => (language() === "en" && sentence(message))
  * Words for a refusal. code and message come from the server (an HTTP error body or a WebSocket
  * error); doing says what was tried: "create", "join", "hello", "decide", "ready", "start", ...
  */
+/** Codes whose words are always the same: the text's key. */
+const PLAIN = {
+  too_many_connections: "error.too_many_connections", auto_play: "error.auto_play",
+  replaced: "error.replaced", no_free_seat: "error.no_free_seat", not_open: "error.not_open",
+  private_game: "error.private_game", offline: "error.offline",
+  invite_used: "error.invite_used", bad_invite: "error.bad_invite", signed_out: "error.signed_out",
+  too_many_spectators: "error.too_many_spectators",
+};
+
 export function refusalText(code, message, doing = "") {
   const english = language() === "en";
   // The server's message after its code's own words (English pages only), e.g. a bad name.
@@ -31,6 +40,7 @@ export function refusalText(code, message, doing = "") {
     const said = english ? clean(String(message || "")) : "";
     return said ? t(key + "_detail", { detail: said }) : t(key);
   };
+  if (Object.hasOwn(PLAIN, code)) return t(PLAIN[code]);
   switch (code) {
     case "name_taken": {
       const name = quotedName(message);
@@ -46,27 +56,13 @@ export function refusalText(code, message, doing = "") {
       return `${t("error.too_many_games")} ${detail(message, "error.try_later")}`;
     case "server_full":
       return doing === "watch" ? t("error.spectators_full") : `${t("error.server_busy")} ${detail(message, "error.try_later")}`;
-    case "too_many_connections":
-      return t("error.too_many_connections");
     case "storage_failed":
       return doing === "decide" ? t("error.storage_failed_move") : t("error.storage_failed");
-    case "auto_play":
-      return t("error.auto_play");
-    case "replaced":
-      return t("error.replaced");
-    case "no_free_seat":
-      return t("error.no_free_seat");
-    case "not_open":
-      return t("error.not_open");
-    case "private_game":
-      return t("error.private_game");
     case "unknown_game":
       return (english && sentence(message)) || t("error.unknown_game");
     case "bad_token":
     case "token_in_url":
       return t("error.bad_token");
-    case "offline":
-      return t("error.offline");
     case "illegal_action":
     case "invalid_action":
       return after("error.not_accepted", (m) => m.replace(/^[\w-]+: /, ""));

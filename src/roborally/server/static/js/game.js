@@ -8,12 +8,12 @@ import { ChatPanel } from "./chat.js";
 import { setCardEdition } from "./cardview.js";
 import { decisionControls, GUARD_MS } from "./decisions.js";
 import { refusalText } from "./errors.js";
-import { chosenSeedWarning, commitmentNote, revealBox } from "./fair.js";
+import { chosenSeedWarning, commitmentNote, rememberCommitment, revealBox, seenCommitment } from "./fair.js";
 import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
 import { ProgramEditor } from "./program.js";
 import { PathPreview } from "./preview.js";
-import { copyText, fill, h, linked, numParam, seatUrl, store, tableUrl, toast } from "./util.js";
+import { copyText, fill, h, inviteUrl, keepSeatToken, linked, numParam, store, toast } from "./util.js";
 import { seatChip, seatDot } from "./seats.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
@@ -66,10 +66,11 @@ export function fmtTime(seconds) {
 }
 
 export class GameScreen {
-  constructor(root, { gameId, token }) {
+  constructor(root, { gameId, token, invite }) {
     this.root = root;
     this.gameId = gameId;
     this.token = token || null;
+    this.invite = this.token ? null : invite || null; // a seat's invite, until it is used
     this.welcome = null;
     this.state = null; // the state shown (applied after the animation before it)
     this.latest = null; // the newest state received
@@ -90,6 +91,8 @@ export class GameScreen {
     this.unacked = new Map();
     this.answered = new Set(); // decision ids this page has answered
     this.revealSlots = []; // where the revealed seed and its check are shown
+    this.welcomeCommitment = null; // the commitment this page's first welcome showed
+    this.shownCommitment = null; // the one shown before the game ended (kept: fair.js)
     this.eventWatchers = []; // (event, instant) => void, told of every event shown (the guide)
     this.speed = numParam("speed", store.get("speed", 1));
     this.build();
@@ -110,6 +113,10 @@ export class GameScreen {
     this.backBtn = h("button.primary.small", { type: "button", "data-testid": "back", onclick: () => this.comeBack() }, t("game.back"));
     this.autoBanner = h("div.auto-banner", { hidden: true, "data-testid": "auto-banner", role: "alert" },
       h("span", null, t("game.auto_banner")), this.backBtn);
+    // This seat is open in another tab or on another device too: its holder may close those.
+    this.devicesText = h("span", { "data-testid": "devices-text" });
+    this.devicesBanner = h("div.auto-banner.devices-banner", { hidden: true, "data-testid": "devices-banner", role: "status" },
+      this.devicesText, h("button.small", { type: "button", "data-testid": "close-others", onclick: () => this.closeOthers() }, t("game.close_others")));
     const top = h("header.topbar", null,
       h("a.brand", { href: "/", title: t("game.to_lobby") }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
       h("div.gameinfo", null, this.titleEl, this.phaseEl),
@@ -133,7 +140,7 @@ export class GameScreen {
     this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields), gameId: this.gameId });
     this.side.insertBefore(this.chat.el, this.playersEl.nextSibling);
     this.renderNotify();
-    fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner), this.main));
+    fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner, this.devicesBanner), this.main));
     document.body.classList.add("in-game");
   }
 
@@ -141,6 +148,8 @@ export class GameScreen {
     this.sock = new GameSocket({
       gameId: this.gameId,
       token: this.token,
+      invite: this.invite,
+      speed: () => this.speed,
       since: () => this.nextEvent,
       name: () => this._rename || null,
       onMessage: (m) => this.onMessage(m),
@@ -171,14 +180,16 @@ export class GameScreen {
     } else if (status === "busy") {
       show(refusalText("too_many_connections"), " ", t("game.conn.retrying"), " ", again(t("game.try_now")));
     } else if (status === "full") {
-      show(refusalText("server_full", "", "watch"), " ", again(t("game.try_again")));
+      const mine = (this.sock.fatal || {}).code === "too_many_spectators"; // this network's tabs
+      show(refusalText(mine ? "too_many_spectators" : "server_full", "", "watch"), " ", again(t("game.try_again")));
     } else if (status === "refused") {
       const fatal = this.sock.fatal || {};
       const link = (text, href) => h("a", { href }, text);
       if (fatal.code === "unknown_game") {
         show(refusalText("unknown_game", fatal.message), " ", ...linked(t("game.go_to_lobby"), { lobby: () => lobby }));
       } else {
-        show(refusalText("bad_token"), " ", ...linked(t("game.watch_instead"), {
+        const code = ["invite_used", "bad_invite", "signed_out"].includes(fatal.code) ? fatal.code : "bad_token";
+        show(refusalText(code), " ", ...linked(t("game.watch_instead"), {
           watch: (text) => link(text, `/?game=${encodeURIComponent(this.gameId)}`),
           lobby: () => lobby,
         }));
@@ -220,6 +231,16 @@ export class GameScreen {
   onAck(msg) {
     this.sends.delete(msg.ref);
     this.unacked.delete(msg.ref);
+    if (msg.for === "close_others" && msg.token) {
+      this.adoptToken(msg.token);
+      toast(t("game.closed_others"));
+    }
+    if (msg.for === "invite" && msg.invite) {
+      const codes = store.get("invites." + this.gameId, {}) || {};
+      codes[msg.seat] = msg.invite;
+      store.set("invites." + this.gameId, codes);
+      if (this.state) this.renderTray();
+    }
     if (msg.for === "decide" && msg.decision_id) {
       // Saved by the server: the half-made program kept for a reload is not needed any more.
       try {
@@ -240,6 +261,27 @@ export class GameScreen {
     this.backBtn.textContent = t("game.taking_over");
   }
 
+  /** The seat's own token from now on (an invite's welcome, or "close the others"). */
+  adoptToken(token) {
+    this.token = token;
+    this.invite = null;
+    this.sock.opts.token = token;
+    this.sock.opts.invite = null;
+    keepSeatToken(this.gameId, this.seat, token);
+  }
+
+  /** Close this seat's other tabs and devices: the seat gets a new token, for this page only. */
+  closeOthers() {
+    if (this.sock.send("close_others") === null) toast(t("game.not_connected"), "error");
+  }
+
+  /** How many other places hold this seat (the server tells only the seat's own pages). */
+  renderDevices(st) {
+    const others = (st.devices || 0) - 1;
+    this.devicesBanner.hidden = !(others > 0);
+    if (others > 0) this.devicesText.textContent = t("game.other_devices", { count: others });
+  }
+
   /** The auto-play banner: shown while the game plays this (connected) seat. */
   renderAuto(st) {
     const mine = this.seat !== null && this.seat !== undefined && st.seats.find((s) => s.seat === this.seat);
@@ -254,7 +296,9 @@ export class GameScreen {
   onWelcome(msg) {
     if (this.welcome) this.sendUnackedAgain();
     this.welcome = msg;
+    this.welcomeCommitment = this.welcomeCommitment || msg.settings.seed_commitment || null;
     this.seat = msg.seat;
+    if (msg.token) this.adoptToken(msg.token); // the invite's seat is this page's now
     this.role = msg.role;
     this.skew = msg.server_time - Date.now() / 1000;
     const course = msg.settings.course;
@@ -370,6 +414,10 @@ export class GameScreen {
 
   onState(msg) {
     this.latest = msg;
+    if (!this.shownCommitment && (msg.status === "open" || msg.status === "running")) {
+      // The game has not ended: the commitment it showed is the one the seed must match.
+      this.shownCommitment = rememberCommitment(this.gameId, this.welcomeCommitment);
+    }
     const early = this.early || [];
     this.early = [];
     early.forEach((m) => this.onEvents(m));
@@ -377,6 +425,7 @@ export class GameScreen {
     this.sawState = true;
     this.lastStateEvents = msg.event_count;
     this.renderAuto(msg);
+    this.renderDevices(msg);
     this.tick();
     if (this.anim) {
       this.anim.enqueue({
@@ -394,7 +443,7 @@ export class GameScreen {
   reportShown(msg) {
     if (this.seat === null || msg.status !== "running" || !(msg.event_count > (this.shownSent || 0))) return;
     this.shownSent = msg.event_count;
-    this.sock.send("shown", { event: msg.event_count });
+    this.sock.send("shown", { event: msg.event_count, speed: this.speed });
   }
 
   onError(msg) {
@@ -407,11 +456,11 @@ export class GameScreen {
       this.sock.send("sync", { since: this.nextEvent }); // the server asks clients to resync
       return;
     }
-    if (code === "bad_token" || code === "unknown_game" || code === "token_in_url") {
+    if (["bad_token", "unknown_game", "token_in_url", "invite_used", "bad_invite", "signed_out"].includes(code)) {
       this.phaseEl.textContent = code === "unknown_game" ? t("game.no_such_game") : t("game.invalid_link");
       return;
     }
-    if (["replaced", "too_many_connections", "server_full"].includes(code) && msg.for !== "decide") {
+    if (["replaced", "too_many_connections", "server_full", "too_many_spectators"].includes(code) && msg.for !== "decide") {
       return; // the socket closes; the banner says why (onStatus)
     }
     if (msg.for === "hello") {
@@ -827,13 +876,18 @@ export class GameScreen {
     return slot;
   }
 
-  /** The revealed seed, checked against the commitment (once the game is over). */
+  /**
+   * The revealed seed (once the game is over), checked against the commitment this browser was
+   * shown before the end; only a page that never saw the game running takes the server's word
+   * at the end (and says so).
+   */
   revealEl() {
     const settings = (this.welcome && this.welcome.settings) || {};
     const seed = (this.reveal && this.reveal.seed) || settings.seed;
-    const commitment = (this.reveal && this.reveal.commitment) || settings.seed_commitment;
+    const shown = this.shownCommitment || seenCommitment(this.gameId);
+    const commitment = shown || (this.reveal && this.reveal.commitment) || settings.seed_commitment;
     if (!seed || !commitment) return null;
-    return revealBox({ seed, commitment, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` });
+    return revealBox({ seed, commitment, late: !shown, chosen: !!settings.seed_chosen, record: `roborally-${this.gameId}.rec` });
   }
 
   /** "About this game": rules, timers and the fair-shuffle commitment. */
@@ -935,22 +989,42 @@ export class GameScreen {
   }
 
   invites() {
-    // A new game's creator, or the creator of the game this one is the rematch of (rematch.js).
-    const created = store.get("created." + this.gameId, null) || store.get("invites." + this.gameId, null);
+    // The host sees an invite link for every other person's seat nobody holds yet: a new
+    // game's come with it (the create response), a rematch's are made on request. A seat that
+    // is taken has no link: it belongs to the player who took it.
+    const host = !!(this.welcome && this.welcome.host);
     const rows = [];
     const origin = location.origin;
-    if (created) {
-      for (const seat of created.seats) {
-        if (seat.kind !== "human" || seat.seat === this.seat) continue;
-        const live = this.state.seats.find((s) => s.seat === seat.seat);
-        rows.push(linkRow(`${t("lobby.seat_n", { n: seat.seat + 1 })} · ${live ? live.name : seat.name}`, seatUrl(this.gameId, seat.token, origin), `invite-${seat.seat}`, live && live.taken));
+    if (host) {
+      for (const seat of this.state.seats) {
+        if (seat.kind === "human" && seat.seat !== this.seat) rows.push(this.inviteRow(seat, origin));
       }
     }
     rows.push(linkRow(t("game.spectators"), `${origin}/?game=${encodeURIComponent(this.gameId)}`, "spectator-link", false));
-    return h("div.invites", null, h("h3", null, created ? t("game.invite_links") : t("game.share")), rows,
-      created ? h("p.hint", null, t("game.invite_hint")) : null,
-      // Tabletop mode (table.js): this screen shows the board and every seat's QR code.
-      created && this.seat !== null ? h("p.hint", null, h("a", { href: tableUrl(this.gameId), "data-testid": "open-table" }, t("table.switch"))) : null);
+    return h("div.invites", null, h("h3", null, host ? t("game.invite_links") : t("game.share")), rows,
+      host ? h("p.hint", null, t("game.invite_hint")) : null);
+  }
+
+  /** One seat's invite row for the host: its link and a button for a new one, or "joined". */
+  inviteRow(seat, origin) {
+    const label = `${t("lobby.seat_n", { n: seat.seat + 1 })} · ${seat.name}`;
+    if (seat.taken) return linkRow(label, null, `invite-${seat.seat}`, true);
+    const code = this.inviteCode(seat.seat);
+    const renew = h("button.ghost.small", {
+      type: "button", "data-testid": `new-invite-${seat.seat}`,
+      title: code ? t("game.new_invite_hint") : null,
+      onclick: () => this.sock.send("invite", { seat: seat.seat }) === null && toast(t("game.not_connected"), "error"),
+    }, code ? t("game.new_invite") : t("game.make_invite"));
+    return linkRow(label, code ? inviteUrl(this.gameId, code, origin) : null, `invite-${seat.seat}`, false, renew);
+  }
+
+  /** The newest invite code this browser holds for a seat (a new one, else the create response's). */
+  inviteCode(seat) {
+    const codes = store.get("invites." + this.gameId, {}) || {};
+    if (typeof codes[seat] === "string") return codes[seat];
+    const created = store.get("created." + this.gameId, null);
+    const entry = created && (created.seats || []).find((s) => s.seat === seat);
+    return (entry && entry.invite) || null;
   }
 
   // -------------------------------------------------------------- actions
@@ -1106,7 +1180,10 @@ export function prettyResult(outcome) {
   return raw.replace(/_/g, " ");
 }
 
-function linkRow(label, url, testid, taken) {
+/** A labelled link with a copy button (``url`` null: no link, only the label and ``extra``). */
+function linkRow(label, url, testid, taken, extra = null) {
+  const head = h("span.link-label", { "data-testid": url ? null : testid }, label, taken ? h("span.badge", null, t("game.joined")) : null);
+  if (!url) return h("div.link-row", null, head, extra ? h("div.link-box", null, extra) : null);
   const input = h("input.link", { type: "text", readonly: true, value: url, "aria-label": label, "data-testid": testid, onclick: (e) => e.target.select() });
   const btn = h("button.ghost.copy", {
     type: "button",
@@ -1115,5 +1192,5 @@ function linkRow(label, url, testid, taken) {
       toast(ok ? t("game.link_copied") : t("game.copy_by_hand"), ok ? "info" : "error");
     },
   }, t("game.copy"));
-  return h("div.link-row", null, h("span.link-label", null, label, taken ? h("span.badge", null, t("game.joined")) : null), h("div.link-box", null, input, btn));
+  return h("div.link-row", null, head, h("div.link-box", null, input, btn, extra));
 }

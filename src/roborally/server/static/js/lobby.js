@@ -282,6 +282,7 @@ export class Lobby {
       decision_seconds: intOr(this.decisionInput.value, this.options.defaults.decision_seconds ?? 60),
       program_seconds: intOr(this.programInput.value, this.options.defaults.program_seconds ?? 300),
       public: this.publicInput.checked,
+      table: this.tableInput.checked, // the creator's screen is the table's: it takes no seat
     };
     const choice = this.timerSelect.value;
     if (choice === "custom") body.timer_seconds = intOr(this.timerCustom.value, 0);
@@ -307,7 +308,7 @@ export class Lobby {
       const res = await api.create(this.body());
       store.set("created." + res.game_id, res);
       const host = res.seats.find((s) => s.seat === res.host_seat && s.token);
-      const table = this.tableInput.checked && host; // the shared screen of the tabletop mode
+      const table = this.tableInput.checked; // the shared screen of the tabletop mode
       location.href = table ? tableUrl(res.game_id) : host ? seatUrl(res.game_id, host.token) : `/?game=${encodeURIComponent(res.game_id)}`;
     } catch (error) {
       this.showCreateError(refusalText(error.code, error.message, "create"));

@@ -8,7 +8,7 @@ import { GameScreen } from "./game.js";
 import { helpButton, installKeys } from "./keys.js";
 import { Lobby } from "./lobby.js";
 import { ReplayScreen } from "./replay.js";
-import { params, seatToken, store } from "./util.js";
+import { params, seatInvite, seatToken, store } from "./util.js";
 
 // ?speed=N (0 = no animation) is remembered for the next pages too.
 if (params.has("speed") && Number.isFinite(parseFloat(params.get("speed")))) {
@@ -37,12 +37,13 @@ if (replay) {
   new TableScreen(root, { gameId: game }).start();
 } else if (game) {
   const token = seatToken();
+  const invite = token ? null : seatInvite(); // used once: the welcome brings the seat's token
+  const screen = new GameScreen(root, { gameId: game, token, invite });
   // Another seat link for this game opened in this tab changes only the fragment: the browser
   // does not load the page again by itself, so do it (the page plays the seat it was opened with).
   window.addEventListener("hashchange", () => {
-    if (seatToken() !== token) location.reload();
+    if (seatToken() !== screen.token || (!seatToken() && seatInvite() !== screen.invite)) location.reload();
   });
-  const screen = new GameScreen(root, { gameId: game, token });
   installKeys(screen, { announce }); // keyboard play (keys.js)
   installGameA11y(screen); // register summaries for screen readers, the board described
   screen.start();

@@ -8,7 +8,7 @@
  */
 const CLOSES = {
   4400: { status: "refused", retry: "stop" }, // a token in the URL (an old page)
-  4401: { status: "refused", retry: "stop" }, // bad token
+  4401: { status: "refused", retry: "stop" }, // bad token or invite, a used invite, signed out
   4404: { status: "refused", retry: "stop" }, // unknown game
   4409: { status: "replaced", retry: "manual" }, // this seat was opened in another tab
   4429: { status: "busy", retry: "slow" }, // too many connections from this address
@@ -17,14 +17,16 @@ const CLOSES = {
 
 /** Error codes that come just before such a close (the close code may be lost on the way). */
 const FATAL_CODES = {
-  bad_token: 4401, unknown_game: 4404, token_in_url: 4400, replaced: 4409,
+  bad_token: 4401, bad_invite: 4401, invite_used: 4401, signed_out: 4401,
+  unknown_game: 4404, token_in_url: 4400, replaced: 4409, too_many_spectators: 1013,
   too_many_connections: 4429, server_full: 1013,
 };
 
 export class GameSocket {
   /**
-   * opts: {gameId, token, onMessage(msg), onStatus(status), since(): next event index to ask for,
-   *        name(): a name for hello (lobby only)}
+   * opts: {gameId, token, invite (a seat's one-time invite, until the welcome brings its token),
+   *        onMessage(msg), onStatus(status), since(): next event index to ask for,
+   *        name(): a name for hello (lobby only), speed(): the animation speed (fair time)}
    * status: connecting, online, reconnecting, refused, replaced, busy, full
    */
   constructor(opts) {
@@ -93,6 +95,8 @@ export class GameSocket {
   hello() {
     const hello = { type: "hello", v: 1, since: this.opts.since ? this.opts.since() : 0 };
     if (this.opts.token) hello.token = this.opts.token;
+    else if (this.opts.invite) hello.invite = this.opts.invite;
+    if (this.opts.speed) hello.speed = this.opts.speed();
     const name = this.opts.name ? this.opts.name() : null;
     if (name) hello.name = name;
     this._send(hello);

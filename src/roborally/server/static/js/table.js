@@ -1,24 +1,29 @@
 // Tabletop mode: one shared screen (a TV or a laptop) shows the board, the animation and the
 // log; every player joins on a phone by scanning the big QR code of a seat and programs there.
 //
-// The shared screen is /?game=ID&table=1 in the browser that created the game: that browser
-// keeps the create response (every seat's token, the host token) in localStorage. It watches
-// the game as a spectator (its WebSocket says hello without a token), so the server never sends
-// it a hand or a decision. The QR codes come from the server (tabletop.py), asked with each
-// seat's token in the request's body; a code disappears once its seat's phone is connected and
-// comes back, smaller, if that phone goes away during the game.
+// The shared screen is /?game=ID&table=1 in the browser that created the game (with "Play at
+// one table": the creator takes no seat). That browser keeps the create response (the host
+// token and each seat's one-time invite) in localStorage. It watches the game as a spectator
+// (its WebSocket says hello without a token), so the server never sends it a hand or a
+// decision. The QR codes come from the server (tabletop.py), asked with the seat's invite in
+// the request's body. The first phone to open an invite takes the seat and gets a token of its
+// own, which the shared screen never learns: a code disappears once its seat is taken, and a
+// phone that went away comes back from its own browser, not from this screen. A seat nobody
+// took keeps a code (during the game too); a new one is made with the host token when the old
+// one is no longer valid, and a rematch's table makes its codes that way.
 
 import { api } from "./api.js";
 import { GameScreen } from "./game.js";
 import { t } from "./i18n.js";
-import { h, seatColour, store, toast, SEAT_INK } from "./util.js";
+import { h, seatColour, store, tableUrl, toast, SEAT_INK } from "./util.js";
 
-/** The QR code of a seat's link as a picture (an object URL), or null if the server has none. */
-async function seatCode(gameId, seat, token) {
+/** The QR code of a seat's invite link as a picture (an object URL); null if the server will
+ * not draw it for this code (a code made anew since, a seat taken, no QR library). */
+async function seatCode(gameId, seat, invite) {
   const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/seats/${seat}/qr`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ token }),
+    body: JSON.stringify({ invite }),
     cache: "no-store",
   });
   if (!response.ok) return null;
@@ -39,7 +44,18 @@ export class TableScreen extends GameScreen {
     // The log stays open on the shared screen: it tells the story of every register.
     const log = this.side.querySelector(".log-box");
     if (log) log.open = true;
+    // After the game, the table follows to the rematch's table, with the same host token.
+    this.chat.watchUrl = (id) => {
+      if (this.hostToken && !store.get("created." + id, null)) {
+        store.set("created." + id, { game_id: id, host_token: this.hostToken, seats: [] });
+      }
+      return tableUrl(id);
+    };
     this.keepAwake();
+  }
+
+  get hostToken() {
+    return (this.created && this.created.host_token) || null;
   }
 
   /** The screen stays on through a long game (where the browser allows it). */
@@ -56,40 +72,58 @@ export class TableScreen extends GameScreen {
     ask();
   }
 
-  /** The human seats the shared screen holds links for. */
+  /** The human seats of the game (as the server shows them), when this screen is the host's. */
   humanSeats() {
-    return ((this.created && this.created.seats) || []).filter((s) => s.kind === "human" && s.token);
+    if (!this.hostToken || !this.state) return [];
+    return this.state.seats.filter((s) => s.kind === "human");
+  }
+
+  /** The newest invite this screen holds for a seat. */
+  inviteOf(seat) {
+    const codes = store.get("invites." + this.gameId, {}) || {};
+    if (typeof codes[seat] === "string") return codes[seat];
+    const entry = ((this.created && this.created.seats) || []).find((s) => s.seat === seat);
+    return (entry && entry.invite) || null;
+  }
+
+  /** A seat's QR code: of the invite this screen holds, or of a new one the host token makes. */
+  async drawCode(seat) {
+    const held = this.inviteOf(seat);
+    const url = held ? await seatCode(this.gameId, seat, held) : null;
+    if (url) return url;
+    const made = await api.invite(this.gameId, seat, this.hostToken);
+    const codes = store.get("invites." + this.gameId, {}) || {};
+    codes[seat] = made.invite;
+    store.set("invites." + this.gameId, codes);
+    return seatCode(this.gameId, seat, made.invite);
   }
 
   code(seat) {
-    if (!this.codes.has(seat.seat)) {
-      this.codes.set(seat.seat, seatCode(this.gameId, seat.seat, seat.token).catch(() => null));
-    }
+    if (!this.codes.has(seat.seat)) this.codes.set(seat.seat, this.drawCode(seat.seat).catch(() => null));
     return this.codes.get(seat.seat);
   }
 
-  /** One seat's card: its colour, name and state, and its QR code while no phone holds it. */
-  seatCard(seat, live, small) {
-    const joined = !!(live && live.connected);
-    const name = live ? live.name : seat.name;
-    const state = !joined
-      ? (live && live.taken && this.state.status !== "open" ? t("table.phone_gone") : t("table.scan"))
-      : this.state.status === "open"
-        ? (live.ready ? t("table.ready") : t("table.joined"))
-        : t("table.playing");
+  /** One seat's card: its colour, name and state; its QR code while nobody holds the seat. */
+  seatCard(live, small) {
+    const joined = !!live.connected;
+    const state = joined
+      ? this.state.status === "open" ? (live.ready ? t("table.ready") : t("table.joined")) : t("table.playing")
+      : live.taken ? t("table.phone_gone") : t("table.scan");
     const card = h("div.table-seat" + (joined ? ".joined" : "") + (small ? ".small" : ""), {
-      "data-testid": "table-seat-" + seat.seat, "data-joined": String(joined),
+      "data-testid": "table-seat-" + live.seat, "data-joined": String(joined),
     });
-    const chip = h("span.chip", { style: { background: seatColour(seat.seat), color: SEAT_INK[seat.seat % 6] } }, String(seat.seat + 1));
-    card.append(h("div.table-seat-head", null, chip, h("span.pname", null, name)));
-    if (!joined) {
-      const img = h("img.table-qr", { alt: t("table.code_alt", { seat: seat.seat + 1, name }), "data-testid": "table-qr-" + seat.seat });
+    const chip = h("span.chip", { style: { background: seatColour(live.seat), color: SEAT_INK[live.seat % 6] } }, String(live.seat + 1));
+    card.append(h("div.table-seat-head", null, chip, h("span.pname", null, live.name)));
+    if (!live.taken) {
+      const img = h("img.table-qr", { alt: t("table.code_alt", { seat: live.seat + 1, name: live.name }), "data-testid": "table-qr-" + live.seat });
       const frame = h("div.table-qr-box", null, img);
-      this.code(seat).then((url) => {
+      this.code(live).then((url) => {
         if (url) img.src = url;
         else frame.replaceChildren(h("p.hint", null, t("table.no_code")));
       });
       card.append(frame);
+    } else {
+      this.codes.delete(live.seat); // taken: its invite is used up
     }
     card.append(h("p.table-seat-state", { "data-testid": "table-seat-state" }, state));
     return card;
@@ -97,7 +131,6 @@ export class TableScreen extends GameScreen {
 
   /** Before the start: a big QR code for every seat, and the start button. */
   waitingRoom() {
-    const st = this.state;
     const seats = this.humanSeats();
     const parts = [this.trayHead(t("table.join_title"))];
     if (!seats.length) {
@@ -106,15 +139,15 @@ export class TableScreen extends GameScreen {
     }
     parts.push(h("p.table-lead", null, t("table.lead")));
     const grid = h("div.table-seats", { "data-testid": "table-seats", "data-count": String(seats.length) });
-    for (const seat of seats) grid.append(this.seatCard(seat, st.seats.find((s) => s.seat === seat.seat), false));
+    for (const seat of seats) grid.append(this.seatCard(seat, false));
     parts.push(grid);
-    const missing = seats.filter((s) => !(st.seats.find((x) => x.seat === s.seat) || {}).connected).length;
+    const missing = seats.filter((s) => !s.connected).length;
     const start = h("button.primary", {
       type: "button", "data-testid": "table-start",
       onclick: async () => {
         start.disabled = true;
         try {
-          await api.start(this.gameId, this.created.host_token);
+          await api.start(this.gameId, this.hostToken);
         } catch (error) {
           toast(error.message, "error");
           start.disabled = false;
@@ -128,15 +161,15 @@ export class TableScreen extends GameScreen {
     return parts;
   }
 
-  /** During the game: the QR codes of seats whose phone went away, small, to come back. */
+  /** During the game: the seats without a phone, small: a code for a seat nobody took, and
+   * for a seat whose phone went away the word to open the game on that phone again. */
   spectatorTray(obs) {
-    const st = this.state;
-    const gone = this.humanSeats().filter((s) => !(st.seats.find((x) => x.seat === s.seat) || {}).connected);
+    const gone = this.humanSeats().filter((s) => !s.connected);
     const parts = [this.trayHead(t("table.title"), obs ? t("table.round", { round: obs.round }) : "")];
     if (gone.length) {
       parts.push(h("p.hint", null, t("table.rejoin")));
       const grid = h("div.table-seats.small", { "data-testid": "table-seats" });
-      for (const seat of gone) grid.append(this.seatCard(seat, st.seats.find((s) => s.seat === seat.seat), true));
+      for (const seat of gone) grid.append(this.seatCard(seat, true));
       parts.push(grid);
     } else {
       parts.push(h("p.hint", { "data-testid": "table-all-joined" }, t("table.all_joined")));

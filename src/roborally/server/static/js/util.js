@@ -87,6 +87,31 @@ export function seatUrl(gameId, token, origin = "") {
   return `${origin}/?game=${encodeURIComponent(gameId)}#token=${encodeURIComponent(token)}`;
 }
 
+/** A seat's invite link (/?game=ID#invite=CODE): the first page to open it takes the seat. */
+export function inviteUrl(gameId, code, origin = "") {
+  return `${origin}/?game=${encodeURIComponent(gameId)}#invite=${encodeURIComponent(code)}`;
+}
+
+/** This page's invite code, if it was opened with an invite link. */
+export function seatInvite() {
+  return new URLSearchParams(location.hash.replace(/^#/, "")).get("invite");
+}
+
+/**
+ * The page holds its seat's own token now (an invite's first hello gets one, "close the others"
+ * makes a new one): the address carries it in place of the used invite or the old token, so a
+ * reload opens the seat again, and the lobby's "Your seats" list keeps it.
+ */
+export function keepSeatToken(gameId, seat, token) {
+  const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+  hash.delete("invite");
+  hash.set("token", token);
+  history.replaceState(history.state, "", `${location.pathname}${location.search}#${hash}`);
+  const mine = store.get("mine", []);
+  for (const entry of mine) if (entry.game === gameId && entry.seat === seat) entry.token = token;
+  store.set("mine", mine);
+}
+
 /** The shared screen of the tabletop mode (js/table.js): the board for everyone at the table. */
 export function tableUrl(gameId) {
   return `/?game=${encodeURIComponent(gameId)}&table=1`;

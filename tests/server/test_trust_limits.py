@@ -1,0 +1,147 @@
+"""Limits that hold against many addresses and disguised bot work (docs/server.md "Limits"):
+IPv6 clients counted by /64, lobbies kept open only by seat holders, a server-wide cap on
+lobbies that makes room by closing the one unused longest, spectators per address, games
+started with nobody at the table counted as games of bots, and games whose people all left
+moved to the bots' lane."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from pathlib import Path
+
+import pytest
+
+from roborally.server import app as app_module
+from roborally.server.limits import client_key
+from roborally.server.workers import BOTS, PEOPLE
+
+from .conftest import FAST, connect, create, hello, make_client, room_of, wait_for
+
+
+@pytest.mark.parametrize(
+    ("host", "key"),
+    [
+        ("198.51.100.7", "198.51.100.7"),
+        ("2001:db8:aa:bb:1:2:3:4", "2001:db8:aa:bb::/64"),
+        ("2001:db8:aa:bb:ffff::9", "2001:db8:aa:bb::/64"),  # the same /64: one client
+        ("2001:db8:aa:bc::1", "2001:db8:aa:bc::/64"),  # the next /64: another
+        ("::ffff:203.0.113.5", "203.0.113.5"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_ipv6_clients_are_counted_by_their_64(host: str, key: str) -> None:
+    assert client_key(host) == key
+
+
+def test_only_seat_holders_keep_a_lobby_open(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, lobby_seconds=0.3)
+    with make_client(tmp_path, options) as client:
+        watched = create(client)
+        attended = create(client)
+        with (
+            connect(client, watched["game_id"]) as w,
+            connect(client, attended["game_id"], attended["seats"][0]["token"]) as a,
+        ):
+            watcher = hello(w)
+            hello(a)
+            time.sleep(0.4)  # longer than lobby_seconds (the clean-up runs on the next list)
+            listed = {g["game_id"] for g in client.get("/api/games").json()["games"]}
+            assert attended["game_id"] in listed and watched["game_id"] not in listed
+            closed = watcher.error()
+            assert closed["code"] == "unknown_game" and "closed" in closed["message"]
+        gone = client.get(f"/api/games/{watched['game_id']}")
+        assert gone.status_code == 404 and "closed" in gone.json()["error"]["message"]
+
+
+def test_at_the_lobby_cap_the_one_unused_longest_makes_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "LOBBY_KEEP_SECONDS", 0.0)
+    options = dataclasses.replace(FAST, max_lobbies=2, lobbies_per_address=100)
+    with make_client(tmp_path, options) as client:
+        oldest, newer = create(client), create(client)
+        with connect(client, newer["game_id"], newer["seats"][0]["token"]) as n:
+            hello(n)  # a host is at this one's table
+            third = create(client)  # room made: the oldest unused lobby is closed
+            assert room_of(client, newer["game_id"]).status == "open"
+            closed = client.get(f"/api/games/{oldest['game_id']}")
+            assert closed.status_code == 404 and "needed its place" in closed.text
+            # Every lobby in use (a host connected, or made moments ago): the server is full.
+            monkeypatch.setattr(app_module, "LOBBY_KEEP_SECONDS", 3600.0)
+            full = client.post("/api/games", json={"course": "tiny", "seats": [{}, {}]})
+            assert full.status_code == 503 and full.json()["error"]["code"] == "server_full"
+            assert "waiting for players" in full.json()["error"]["message"]
+            # Games of bots only are not lobbies: they still start.
+            bots = client.post(
+                "/api/games", json={"course": "tiny", "seats": [{"kind": "bot"}] * 2}
+            )
+            assert bots.status_code == 201, bots.text
+        assert room_of(client, third["game_id"]).status == "open"
+
+
+def test_spectators_per_address(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, spectators_per_address=2)
+    with make_client(tmp_path, options) as client:
+        game = create(client)
+        gid = game["game_id"]
+        with connect(client, gid) as one, connect(client, gid) as two:
+            hello(one), hello(two)
+            with connect(client, gid) as three:
+                three.send_json({"type": "hello", "v": 1})
+                refused = three.receive_json()
+                assert refused["code"] == "too_many_spectators"
+                assert "2 places" in refused["message"]
+            # A seat holder from the same address always gets in.
+            with connect(client, gid, game["seats"][0]["token"]) as seat:
+                assert hello(seat).session is seat
+
+
+def test_a_game_started_with_nobody_at_the_table_is_a_game_of_bots(tmp_path: Path) -> None:
+    options = dataclasses.replace(FAST, bot_games_per_address=1, grace_seconds=30)
+    with make_client(tmp_path, options) as client:
+        first, second = create(client), create(client)
+
+        def start(game: dict[str, str]) -> tuple[int, str]:
+            url = f"/api/games/{game['game_id']}/start"
+            answer = client.post(url, json={"host_token": game["host_token"]})
+            return answer.status_code, answer.json().get("error", {}).get("code", "")
+
+        assert start(first) == (200, "")
+        room = room_of(client, first["game_id"])
+        # After the grace period nobody plays it: it is bot work, in the bots' lane.
+        for seat in room.seats:
+            seat.auto = True
+        assert room.lane == BOTS
+        assert start(second) == (429, "too_many_games")  # the address runs its one already
+        # With its host at the table, the same game starts as a game of people.
+        with connect(client, second["game_id"], second["seats"][0]["token"]) as s:
+            hello(s)
+            assert start(second) == (200, "")
+            assert room_of(client, second["game_id"]).lane == PEOPLE
+
+
+def test_a_game_whose_people_all_left_moves_to_the_bots_lane(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With real worker processes: once every person's seat is auto-played the game is built
+    again in a worker of the bots' lane, and goes on there to its end."""
+    caplog.set_level(logging.INFO, logger="roborally.server")
+    options = dataclasses.replace(
+        FAST, engine_workers=1, bot_workers=1, min_seconds=0.01, grace_seconds=0.2
+    )
+    with make_client(tmp_path, options) as client:
+        game = create(client, max_rounds=3, seats=[{"kind": "human"}, {"kind": "bot"}])
+        gid = game["game_id"]
+        server = client.app.state.server  # type: ignore[attr-defined]
+        with connect(client, gid, game["seats"][0]["token"]) as a:
+            ada = hello(a)
+            ada.send(type="start")
+            ada.pending_state()
+            assert server.pool.where[gid].lane == PEOPLE
+        # Ada left: after the grace period the game plays her seat, in the bots' lane.
+        wait_for(lambda: server.store.sync.status(gid) == "finished", 60)
+        assert room_of(client, gid).seats[0].auto_reason == "away"
+    moved = [r.getMessage() for r in caplog.records if "moves to the" in r.getMessage()]
+    assert moved == [f"game {gid}: moves to the bots lane"]
