@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from roborally.server import names
 from roborally.server.rulesets import PROTOCOL_VERSION
 
 MAX_MESSAGE_BYTES = 65_536  # the default of ServerOptions.message_bytes
 MAX_REF_CHARS = 64
-NAME_MAX = 20
+NAME_MAX = names.NAME_MAX
 
 CLIENT_TYPES = (
     "hello",
@@ -166,24 +166,19 @@ def field_index(data: dict[str, Any], key: str) -> int | None:
     return value
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def clean_name(value: Any) -> str:
-    """A player name fit for the record: 1-20 printable characters, no commas."""
-    if not isinstance(value, str):
-        raise ProtocolError("bad_name", "a name is a string")
-    name = _SPACES.sub(" ", value).strip()
-    if not 1 <= len(name) <= NAME_MAX:
-        raise ProtocolError("bad_name", f"a name has 1 to {NAME_MAX} characters")
-    if "," in name or any(unicodedata.category(c)[0] == "C" for c in name):
-        raise ProtocolError("bad_name", "a name may not hold commas or control characters")
-    return name
+    """A player name fit for the record (names.py: 1-20 visible characters in NFC, no commas,
+    no invisible characters, no towers of accents); ``bad_name`` with the reason if not."""
+    try:
+        return names.clean(value)
+    except names.BadName as error:
+        raise ProtocolError("bad_name", str(error)) from None
 
 
 def same_name(a: str, b: str) -> bool:
-    """Whether two player names are the same to a reader (case and spacing aside)."""
-    return _SPACES.sub(" ", a).strip().casefold() == _SPACES.sub(" ", b).strip().casefold()
+    """Whether two player names look the same to a reader: case, spacing, width and look-alike
+    letters of other scripts aside (their UTS #39 confusable skeletons are equal; names.py)."""
+    return names.look_alike(a, b)
 
 
 def message(kind: str, **fields: Any) -> dict[str, Any]:

@@ -25,6 +25,8 @@ import pytest
 
 from roborally.server.client import seat_key
 
+from . import csp
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -321,11 +323,12 @@ class Contexts:
 
     @staticmethod
     def watched(page: Page) -> Page:
-        """``page``, its script errors collected in ``page.js_errors``."""
+        """``page``, its script errors collected in ``page.js_errors`` and its breaches of the
+        Content-Security-Policy in ``page.csp_violations`` (csp.py)."""
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.js_errors = errors  # type: ignore[attr-defined]
-        return page
+        return csp.watch(page)
 
     def close(self) -> None:
         for context in self.opened:
@@ -361,6 +364,8 @@ def contexts(
         for page in context.pages:
             errors = getattr(page, "js_errors", [])
             assert not errors, f"JavaScript errors on {page.url}: {errors}"
+            refused = getattr(page, "csp_violations", [])
+            assert not refused, f"Content-Security-Policy violations on {page.url}: {refused}"
     c.close()
 
 

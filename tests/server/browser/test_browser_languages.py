@@ -210,12 +210,13 @@ def test_a_whole_game_speaks_polish_to_the_end(
     )
 
 
+# A constructed style sheet (CSSOM): the page's Content-Security-Policy refuses a <style>.
 WIDER_TYPE = """
 document.addEventListener("DOMContentLoaded", () => {
-  const style = document.createElement("style");
-  style.textContent =
-    ".card .card-name { font-family: monospace !important; letter-spacing: 0.2em !important; }";
-  document.head.append(style);
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(
+    ".card .card-name { font-family: monospace !important; letter-spacing: 0.2em !important; }");
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 });
 """
 
