@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 import websockets
+from redteam_cluster import ATTACKS as CLUSTER_ATTACKS
 from redteam_kit import (
     BOT,
     HUMAN,
@@ -40,11 +41,16 @@ from redteam_kit import (
     hello,
     hello_seat,
     http,
+    measure_person,
+    measure_person_apart,
     percentile,
     until,
     wait_finished,
     ws_connect,
 )
+from redteam_names import ATTACKS as NAME_ATTACKS
+from redteam_records import ATTACKS as RECORD_ATTACKS
+from redteam_trust import ATTACKS as TRUST_ATTACKS
 from serverproc import LocalServer
 
 from roborally.content.cards import damage_deck
@@ -454,17 +460,8 @@ async def attack_bot_flood(ctx: Context) -> Outcome:
     async with http(base) as client:
         listed = (await client.get("/api/games")).json()["games"]
     at_start = sum(1 for g in listed if g["game_id"] in ids and g["status"] == "running")
-    # The person is measured by a fresh process of its own: the figure is the server's, not
-    # this harness's (whose heap the attacks before have filled).
-    measurer = await asyncio.create_subprocess_exec(
-        sys.executable,
-        __file__,
-        "--measure-person",
-        json.dumps([game["ws_url"], game["seats"][0]["token"], address(8, 51), seconds]),
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await measurer.communicate()
-    measured = json.loads(out)
+    token = game["seats"][0]["token"]
+    measured = await measure_person_apart(game["ws_url"], token, address(8, 51), seconds)
     pings, acks = measured["pings"], measured["acks"]
     async with http(base) as client:
         listed = (await client.get("/api/games")).json()["games"]
@@ -485,52 +482,6 @@ async def attack_bot_flood(ctx: Context) -> Outcome:
         f" {len(pings)} pings; decide->ack p50 {percentile(acks, 50):.1f} p99"
         f" {percentile(acks, 99):.1f} ms over {len(acks)} decisions",
     )
-
-
-async def measure_person(url: str, token: str, source: str, seconds: float) -> dict[str, Any]:
-    """Play a person's game (answering at once) and ping every 0.1 s for ``seconds``: the
-    round trips of the pings and of the decisions (decide -> ack), in milliseconds."""
-    from roborally.bots.random_bot import RandomBot
-    from roborally.server.client import decision_from_json, json_choice
-
-    pings: list[float] = []
-    acks: list[float] = []
-    bot = RandomBot(1)
-    sent: dict[str, float] = {}
-    answered: set[str] = set()
-    async with ws_connect(url, source) as ws:
-        await hello(ws, token)
-        await ws.send(json.dumps({"type": "ready", "v": 1}))
-
-        async def answer(msg: dict[str, Any]) -> None:
-            for pending in msg["pending"]:
-                if pending["id"] in answered:
-                    continue
-                answered.add(pending["id"])
-                choice = bot.choose(msg["observation"], decision_from_json(pending))
-                sent[pending["id"]] = time.perf_counter()
-                decide = {"decision_id": pending["id"], "choice": json_choice(choice)}
-                await ws.send(json.dumps({"type": "decide", "v": 1, "id": pending["id"], **decide}))
-
-        async def reader() -> None:
-            async for raw in ws:
-                now = time.perf_counter()
-                msg = json.loads(raw)
-                if msg["type"] == "pong":
-                    pings.append((now - msg["t"]) * 1000)
-                elif msg["type"] == "ack" and msg.get("ref") in sent:
-                    acks.append((now - sent.pop(msg["ref"])) * 1000)
-                elif msg["type"] == "state" and msg["status"] == "running":
-                    await answer(msg)
-
-        task = asyncio.create_task(reader())
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            await ws.send(json.dumps({"type": "ping", "v": 1, "t": time.perf_counter()}))
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(0.3)
-        task.cancel()
-    return {"pings": pings, "acks": acks}
 
 
 # ----------------------------------------------------------------------- idle staller
@@ -860,6 +811,8 @@ ATTACKS: dict[str, tuple[Callable[[Context], Awaitable[Outcome]], bool]] = {
     "kill-9": (attack_kill, False),
     "protocol-edges": (attack_edges, True),
 }
+# The attacks of issue 26 (trust at the table), in modules of their own.
+ATTACKS |= TRUST_ATTACKS | RECORD_ATTACKS | NAME_ATTACKS | CLUSTER_ATTACKS
 TIME_LIMIT = 300.0  # seconds per attack
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,3 +106,70 @@ async def wait_finished(base: str, game_id: str, limit: float) -> bool:
                 return True
             await asyncio.sleep(0.2)
     return False
+
+
+async def measure_person(url: str, token: str, source: str, seconds: float) -> dict[str, Any]:
+    """Play a person's game (answering at once) and ping every 0.1 s for ``seconds``: the
+    round trips of the pings and of the decisions (decide -> ack), and the turns (decide ->
+    the state with this seat's next decision), in milliseconds."""
+    from roborally.bots.random_bot import RandomBot
+    from roborally.server.client import decision_from_json, json_choice
+
+    pings: list[float] = []
+    acks: list[float] = []
+    turns: list[float] = []
+    last_sent: list[float] = []  # when this seat's last answer went out
+    bot = RandomBot(1)
+    sent: dict[str, float] = {}
+    answered: set[str] = set()
+    async with ws_connect(url, source) as ws:
+        await hello(ws, token)
+        await ws.send(json.dumps({"type": "ready", "v": 1}))
+
+        async def answer(msg: dict[str, Any]) -> None:
+            for pending in msg["pending"]:
+                if pending["id"] in answered:
+                    continue
+                answered.add(pending["id"])
+                choice = bot.choose(msg["observation"], decision_from_json(pending))
+                sent[pending["id"]] = time.perf_counter()
+                last_sent[:] = [sent[pending["id"]]]
+                decide = {"decision_id": pending["id"], "choice": json_choice(choice)}
+                await ws.send(json.dumps({"type": "decide", "v": 1, "id": pending["id"], **decide}))
+
+        async def reader() -> None:
+            async for raw in ws:
+                now = time.perf_counter()
+                msg = json.loads(raw)
+                if msg["type"] == "pong":
+                    pings.append((now - msg["t"]) * 1000)
+                elif msg["type"] == "ack" and msg.get("ref") in sent:
+                    acks.append((now - sent.pop(msg["ref"])) * 1000)
+                elif msg["type"] == "state" and msg["status"] == "running":
+                    fresh = [p for p in msg["pending"] if p["id"] not in answered]
+                    if fresh and last_sent:
+                        turns.append((now - last_sent.pop()) * 1000)
+                    await answer(msg)
+
+        task = asyncio.create_task(reader())
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            await ws.send(json.dumps({"type": "ping", "v": 1, "t": time.perf_counter()}))
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.3)
+        task.cancel()
+    return {"pings": pings, "acks": acks, "turns": turns}
+
+
+async def measure_person_apart(url: str, token: str, source: str, seconds: float) -> Any:
+    """:func:`measure_person` in a fresh process of its own (``redteam.py --measure-person``):
+    the figure is the server's, not this harness's (whose heap the attacks before filled)."""
+    measurer = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("redteam.py")),
+        "--measure-person",
+        json.dumps([url, token, source, seconds]),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await measurer.communicate()
+    return json.loads(out)

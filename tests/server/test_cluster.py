@@ -359,6 +359,8 @@ def test_the_per_address_limits_count_the_games_of_every_process(
             error = response.json()["error"]
             return error["code"], error["message"]
 
+        hosts = contextlib.ExitStack()  # the hosts of the games of people stay at the table
+
         def start(response: httpx.Response, attended: bool = True) -> httpx.Response:
             """Start a game through the other process, its host at the table (a game of
             people) or nobody (the server plays it alone: a game of bots for the limits)."""
@@ -366,15 +368,12 @@ def test_the_per_address_limits_count_the_games_of_every_process(
 
             game = response.json()
             url = f"{b.base}/api/games/{game['game_id']}/start"
-            with contextlib.ExitStack() as stack:
-                if attended:
-                    ws = stack.enter_context(
-                        connect(f"ws://127.0.0.1:{b.port}/ws/{game['game_id']}")
-                    )
-                    ws.send(json.dumps({"type": "hello", "v": 1, **seat_key(game["seats"][0])}))
-                    while json.loads(ws.recv(timeout=10))["type"] != "welcome":
-                        pass
-                answer = httpx.post(url, json={"host_token": game["host_token"]})
+            if attended:
+                ws = hosts.enter_context(connect(f"ws://127.0.0.1:{b.port}/ws/{game['game_id']}"))
+                ws.send(json.dumps({"type": "hello", "v": 1, **seat_key(game["seats"][0])}))
+                while json.loads(ws.recv(timeout=10))["type"] != "welcome":
+                    pass
+            answer = httpx.post(url, json={"host_token": game["host_token"]})
             if attended:
                 assert answer.status_code == 200, answer.text
             return answer
@@ -398,6 +397,7 @@ def test_the_per_address_limits_count_the_games_of_every_process(
         start(fourth)
         code, text = refusal(make(b, "human", "human"))  # the sixth in a minute
         assert code == "rate_limited" and "5 games a minute" in text
+        hosts.close()
 
 
 def test_an_address_connections_are_counted_over_every_process(

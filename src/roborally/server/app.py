@@ -47,6 +47,7 @@ from roborally.server.cluster.quota import SharedQuota
 from roborally.server.cluster.router import ClusterRouter
 from roborally.server.connection import Connection
 from roborally.server.database import open_database
+from roborally.server.headers import SecurityHeaders
 from roborally.server.index_page import index_route
 from roborally.server.limits import (
     AddressLimits,
@@ -98,6 +99,7 @@ from roborally.server.store import (
 )
 from roborally.server.tabletop import qr_svg
 from roborally.server.transport import ABORT_KEY, GameWebSocketProtocol, install_log_redaction
+from roborally.server.workers import BOTS as BOTS_LANE
 from roborally.server.workers import WorkerLost, WorkerPool
 
 log = logging.getLogger("roborally.server")
@@ -109,8 +111,10 @@ MAX_ROUNDS_LIMIT = 200
 WS_MAX_FRAME = 1 << 20  # uvicorn drops larger frames; up to this size we reply 'too_large'
 LIST_SECONDS = 1.0  # how long one lobby list answers every caller (at most 2,000 games)
 #: A lobby nobody is connected to is kept at least this long when another needs its place
-#: (its creator's page is on its way; a host may step away for a moment).
-LOBBY_KEEP_SECONDS = 120.0
+#: (its creator's page is on its way: a page connects to its new game within a second). The
+#: one closed is the oldest unused, so a new game is the last in line: a flood would need
+#: ``max_lobbies`` new lobbies in this time to refuse a creator.
+LOBBY_KEEP_SECONDS = 2.0
 
 __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
 
@@ -383,6 +387,16 @@ class GameServer:
         for room in idle[: len(idle) - self.options.keep_finished]:
             del self.rooms[room.id]
 
+    def bot_games(self) -> list[GameRoom]:
+        """Running games the server plays alone: games of bots, and games of people none of
+        whom is there (nobody connected, or every person's seat auto-played): bot work for
+        the lanes and the limits, however its seats are called."""
+        return [
+            r
+            for r in self.rooms.values()
+            if r.status == RUNNING and (r.lane == BOTS_LANE or not r.attended)
+        ]
+
     def active_count(self) -> int:
         return sum(1 for r in self.rooms.values() if r.status in (OPEN, RUNNING))
 
@@ -502,10 +516,11 @@ class GameServer:
                     raise ApiError(400, "bad_name", f"seats[{index}]: {error.message}") from None
             clash = next((s for s in seats if same_name(s.name, name)), None)
             if clash is not None:
+                alike = "is already" if clash.name == name else f"looks the same as {clash.name!r},"
                 raise ApiError(
                     400,
                     "name_taken",
-                    f"seats[{index}]: the name {name!r} is already the name of seats"
+                    f"seats[{index}]: the name {name!r} {alike} the name of seats"
                     f"[{clash.index}]; every player needs a name of their own",
                 )
             seats.append(Seat(index, kind, name, bot, taken=kind == "bot"))
@@ -518,7 +533,7 @@ class GameServer:
         if self.active_count() + sum(self.creating.values()) >= opts.max_games:
             raise ApiError(503, "server_full", "too many games on this server; try later", 60)
         if bots_only:
-            running = [r for r in self.rooms.values() if r.status == RUNNING and r.lane == "bots"]
+            running = self.bot_games()
             starting = sum(n for (_, bots), n in self.creating.items() if bots)
             if len(running) + starting >= opts.max_bot_games:
                 raise ApiError(
@@ -537,7 +552,7 @@ class GameServer:
         limits of games of bots only apply to it (``max_bot_games``, its creator's
         ``bot_games_per_address``), and it counts as one of them from now on."""
         opts, address = self.options, room.creator or "?"
-        running = [r for r in self.rooms.values() if r.status == RUNNING and r.lane == "bots"]
+        running = self.bot_games()
         if len(running) >= opts.max_bot_games:
             raise ApiError(
                 503, "server_full", "too many games of bots only are running; try later", 60
@@ -554,9 +569,13 @@ class GameServer:
 
     async def admit(self, address: str, bots_only: bool) -> None:
         """:meth:`_admit`; in scale-out mode the per-address limits count the games and
-        creations of every process (docs/scaling.md)."""
+        creations of every process (docs/scaling.md). A lobby that passed them all gets its
+        place under ``max_lobbies`` (:meth:`make_room_for_lobby`)."""
+        await self._admit_address(address, bots_only)
         if not bots_only:
             await self.make_room_for_lobby()
+
+    async def _admit_address(self, address: str, bots_only: bool) -> None:
         if self.cluster is None:
             self._admit(address, bots_only)
             return
@@ -699,8 +718,11 @@ class GameServer:
                 raise ApiError(409, "no_free_seat", "no free seat")
             seat = free[0]
             if name is not None and room.name_taken(name, seat.index):
+                called = room.name_like(name, seat.index)
                 raise ApiError(
-                    409, "name_taken", f"another player in this game is called {name}; pick another"
+                    409,
+                    "name_taken",
+                    f"another player in this game is called {called}; pick another",
                 )
             token = secrets.token_urlsafe(18)
             before = (seat.token_hash, seat.taken, seat.name)
@@ -1252,7 +1274,8 @@ def create_app(
     :class:`DamagedStore` if its database is damaged."""
     install_log_redaction()
     server = GameServer(data_dir or default_data_dir(), options)
-    middleware = [Middleware(ApiRateLimit, server=server)]
+    # Security headers outermost, so that the rate limiter's 429s carry them too (headers.py).
+    middleware = [Middleware(SecurityHeaders), Middleware(ApiRateLimit, server=server)]
     if server.options.redis:
         server.cluster = ClusterNode(server, server.options.redis)
         middleware.append(Middleware(ClusterRouter, server=server))

@@ -916,7 +916,8 @@ class GameRoom:
             name = clean_name(msg.data["name"])
             if self.name_taken(name, seat_index):
                 raise ProtocolError(
-                    "name_taken", f"another player in this game is called {self._name_like(name)}"
+                    "name_taken",
+                    f"another player in this game is called {self.name_like(name, seat_index)}",
                 )
         since = field_index(msg.data, "since")
         speed = _speed(msg.data)
@@ -1052,9 +1053,11 @@ class GameRoom:
             seat.auto, seat.auto_reason = False, None
             log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
 
-    def _name_like(self, name: str) -> str:
-        """The name of the seat ``name`` clashes with, for a refusal."""
-        other = next((s.name for s in self.seats if same_name(s.name, name)), name)
+    def name_like(self, name: str, seat: int | None = None) -> str:
+        """The name of the seat other than ``seat`` that ``name`` clashes with, for a
+        refusal ("Ada", or "Ada (the names look the same)" for a look-alike)."""
+        others = (s.name for s in self.seats if s.index != seat and same_name(s.name, name))
+        other = next(others, name)
         return other if other == name else f"{other} (the names look the same)"
 
     async def new_invite(self, index: int | None) -> str:

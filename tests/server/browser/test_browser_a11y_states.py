@@ -109,7 +109,9 @@ def test_axe_finds_no_serious_problem_in_the_tabletop_mode(
 ) -> None:
     axe_script()
     game = live_server.create(
-        seats=[{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}], max_rounds=1
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}],
+        max_rounds=1,
+        table=True,  # as the lobby's "Play at one table" creates it: every seat has an invite
     )
     table = themed(contexts, scheme)
     table.goto(live_server.base + "/?lang=en")

@@ -26,8 +26,8 @@ def test_two_people_in_two_browsers_program_at_once(
     # The waiting room shows the seats and an invite link per free seat.
     expect(host.locator("[data-testid=phase]")).to_have_text("Waiting room")
     invite = host.locator("[data-testid=invite-1]")
-    # The token is in the fragment: browsers never send it to a server or a proxy.
-    expect(invite).to_have_value(re.compile(r"/\?game=[^&#]+#token=.+"))
+    # A one-time invite, in the fragment: browsers never send it to a server or a proxy.
+    expect(invite).to_have_value(re.compile(r"/\?game=[^&#]+#invite=.+"))
     expect(host.locator("[data-testid=spectator-link]")).to_have_value(re.compile(r"/\?game="))
     expect(host.locator("[data-testid=player-1]")).to_contain_text("waiting for a player")
     link = invite.input_value()
@@ -179,7 +179,8 @@ def test_a_name_already_in_the_game_is_refused_in_words(
     page.fill("[data-testid=player-name]", "ada")  # the same name to a reader
     page.click(f"[data-testid='join-{game['game_id']}']")
     toast = page.locator("[data-testid=toast]").last
-    expect(toast).to_contain_text("Another player in this game is already called ada")
+    # The refusal names the player already called so (the server's words on an English page).
+    expect(toast).to_contain_text("Another player in this game is already called Ada")
     expect(page.locator("body")).not_to_contain_text("name_taken")
     assert "game=" not in page.url  # still in the lobby
 
@@ -192,7 +193,7 @@ def test_a_name_already_in_the_game_is_refused_in_words(
     name.press("Enter")
     name.blur()
     toast = page.locator("[data-testid=toast]").last
-    expect(toast).to_contain_text("Another player in this game is already called ADA")
+    expect(toast).to_contain_text("Another player in this game is already called Ada")
     expect(page.locator("[data-testid=player-1]")).to_contain_text("Dee")
     expect(page.locator("[data-testid=player-1] .badge.you")).to_be_visible()
     expect(page.locator("[data-testid=name-input]")).to_have_value("Dee")

@@ -13,7 +13,7 @@ const sentence = (text) => {
 
 /** The name a "name_taken" message is about (the server quotes it), or null. */
 function quotedName(message) {
-  const m = /'([^']+)'|"([^"]+)"|called (.+?)(?:;|$)/.exec(String(message || ""));
+  const m = /'([^']+)'|"([^"]+)"|called (.+?)(?: \(the names look the same\))?(?:;|$)/.exec(String(message || ""));
   return m ? (m[1] || m[2] || m[3]).trim() : null;
 }
 

@@ -170,6 +170,7 @@ export class GameScreen {
       this.banner.hidden = false;
       fill(this.banner, ...parts);
     };
+    if (status !== "online") this.devicesBanner.hidden = true; // told again once back online
     if (status === "online") {
       this.banner.hidden = true;
       this.sawState = false;

@@ -17,6 +17,8 @@ import { GameScreen } from "./game.js";
 import { t } from "./i18n.js";
 import { h, seatColour, store, tableUrl, toast, SEAT_INK } from "./util.js";
 
+const TAKEN = "taken"; // what code() gives for a seat somebody holds already
+
 /** The QR code of a seat's invite link as a picture (an object URL); null if the server will
  * not draw it for this code (a code made anew since, a seat taken, no QR library). */
 async function seatCode(gameId, seat, invite) {
@@ -99,7 +101,11 @@ export class TableScreen extends GameScreen {
   }
 
   code(seat) {
-    if (!this.codes.has(seat.seat)) this.codes.set(seat.seat, this.drawCode(seat.seat).catch(() => null));
+    if (!this.codes.has(seat.seat)) {
+      // A seat somebody holds (a game not made for a table: its creator's own seat) has no code.
+      const drawn = this.drawCode(seat.seat).catch((error) => (error.code === "seat_taken" ? TAKEN : null));
+      this.codes.set(seat.seat, drawn);
+    }
     return this.codes.get(seat.seat);
   }
 
@@ -118,7 +124,8 @@ export class TableScreen extends GameScreen {
       const img = h("img.table-qr", { alt: t("table.code_alt", { seat: live.seat + 1, name: live.name }), "data-testid": "table-qr-" + live.seat });
       const frame = h("div.table-qr-box", null, img);
       this.code(live).then((url) => {
-        if (url) img.src = url;
+        if (url === TAKEN) frame.replaceChildren(h("p.hint", null, t("table.phone_gone")));
+        else if (url) img.src = url;
         else frame.replaceChildren(h("p.hint", null, t("table.no_code")));
       });
       card.append(frame);
