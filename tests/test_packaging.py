@@ -130,7 +130,12 @@ def test_the_command_line_works_without_extras(installed: Installed) -> None:
     assert "Result after" in played.stdout and played.stderr == ""
     replayed = installed.roborally("replay", str(record))
     assert "state digest:" in replayed.stdout
-    assert "verified" in installed.roborally("verify", str(record)).stdout
+    assert "consistent with itself" in installed.roborally("verify", str(record)).stdout
+    commitment = next(
+        line.split()[-1] for line in record.read_text().splitlines() if "seed-commitment" in line
+    )
+    checked = installed.roborally("verify", str(record), "--commitment", commitment)
+    assert "verified:" in checked.stdout
     tournament = installed.roborally("tournament", "--games", "2", "--max-rounds", "3", "-q")
     assert "2 game(s) on tiny" in tournament.stdout
     installed.roborally("render", "tiny", "-o", str(installed.work / "tiny.svg"))

@@ -94,12 +94,7 @@ def test_the_creator_cannot_open_or_watch_an_invitees_seat(client: TestClient) -
         with connect(client, gid, game["seats"][0]["token"]) as a:
             ada = hello(a)
             ada.send(type="start")
-            mine = bo.pending_state()  # Bo has a hand to play (after the start space)
-            while mine["pending"][0]["kind"] != "program":
-                decision = mine["pending"][0]
-                bo.answered.add(decision["id"])
-                bo.send(type="decide", decision_id=decision["id"], choice=decision["options"][0])
-                mine = bo.pending_state()
+            mine = until_program(ada, bo)  # Bo has a hand to play (after the start spaces)
             bo_hand = mine["pending"][0]["info"]["hand"]
             # The host's own seat sees counts of Bo's cards, never the cards.
             ada.until("state", lambda m: m["status"] == "running")
@@ -107,6 +102,24 @@ def test_the_creator_cannot_open_or_watch_an_invitees_seat(client: TestClient) -
             # Nor can the host's token act for Bo.
             ada.send(type="decide", decision_id=mine["pending"][0]["id"], choice=bo_hand[:5])
             assert ada.error()["code"] in ("not_your_decision", "not_pending")
+
+
+def until_program(first: Ws, second: Ws) -> dict[str, Any]:
+    """Both seats answer what comes before programming with its first option; the second
+    seat's state once it is asked for its program."""
+    while True:
+        for ws in (first, second):
+            state = ws.last_state
+            fresh = [p for p in (state or {}).get("pending", []) if p["id"] not in ws.answered]
+            if ws is second and fresh and fresh[0]["kind"] == "program":
+                return state or {}
+            for decision in fresh:
+                if decision["kind"] != "program":
+                    ws.answered.add(decision["id"])
+                    choice = decision["options"][0]
+                    ws.send(type="decide", decision_id=decision["id"], choice=choice)
+        second.recv()  # a new state for one of them comes to both
+        first.recv()
 
 
 def test_a_seat_holder_sees_its_other_tabs_and_closes_them(client: TestClient) -> None:

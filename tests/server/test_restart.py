@@ -96,7 +96,9 @@ def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
     options = dataclasses.replace(FAST, database=database)
     with make_client(tmp_path, options) as client:
         kinds = ("human", "bot", "human")
-        with at_programming(client, kinds, program_seconds=600, grace_seconds=900) as started:
+        # Nobody comes to seat 2: its start space is played for it once its 3 s pass.
+        body = {"program_seconds": 600, "grace_seconds": 900, "decision_seconds": 3}
+        with at_programming(client, kinds, **body) as started:
             game, ws, program = started
             gid = game["game_id"]
             hand = program["info"]["hand"]
