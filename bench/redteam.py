@@ -237,9 +237,10 @@ async def attack_lockout(ctx: Context) -> Outcome:
         await asyncio.gather(*(open_silent(address(4, 10 + i % 10)) for i in range(spread)))
         spectators_in = spectators_full = 0
 
-        async def spectate(index: int) -> None:  # hello'd spectators from 5 addresses
+        # hello'd spectators from 20 addresses (8 a game from one address: spectator-cap)
+        async def spectate(index: int) -> None:
             nonlocal spectators_in, spectators_full
-            ws = await stack.enter_async_context(ws_connect(url, address(4, 30 + index % 5)))
+            ws = await stack.enter_async_context(ws_connect(url, address(4, 30 + index % 20)))
             reply = await hello(ws)
             spectators_in += reply["type"] == "welcome"
             spectators_full += reply.get("code") == "server_full"

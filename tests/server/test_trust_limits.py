@@ -6,14 +6,17 @@ moved to the bots' lane."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from roborally.server import app as app_module
+from roborally.server.api_error import ApiError
 from roborally.server.limits import client_key
 from roborally.server.workers import BOTS, PEOPLE
 
@@ -145,3 +148,35 @@ def test_a_game_whose_people_all_left_moves_to_the_bots_lane(
         assert room_of(client, gid).seats[0].auto_reason == "away"
     moved = [r.getMessage() for r in caplog.records if "moves to the" in r.getMessage()]
     assert moved == [f"game {gid}: moves to the bots lane"]
+
+
+def test_concurrent_creations_at_the_lobby_cap_stay_under_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Creations arriving together from many addresses each take one lobby's place (the one
+    they close is out of the count before another creation is looked at): a flood of 400
+    addresses once left 940 lobbies under a cap of 400."""
+    monkeypatch.setattr(app_module, "LOBBY_KEEP_SECONDS", 0.0)
+    options = dataclasses.replace(FAST, max_lobbies=4)
+    body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "human"}]}
+    with make_client(tmp_path, options) as client:
+        server = client.app.state.server  # type: ignore[attr-defined]
+
+        def wave(start: int) -> tuple[int, int]:
+            """24 creations at once: how many were made and how many refused as full."""
+
+            async def flood() -> list[Any]:
+                made = (
+                    server.create(dict(body), "http://x", f"10.0.{start}.{i}") for i in range(24)
+                )
+                return await asyncio.gather(*made, return_exceptions=True)
+
+            answers = client.portal.call(flood)  # type: ignore[union-attr]
+            full = [a for a in answers if isinstance(a, ApiError) and a.code == "server_full"]
+            assert len(full) + sum(isinstance(a, dict) for a in answers) == 24, answers
+            assert sum(1 for room in server.rooms.values() if room.status == "open") <= 4
+            return 24 - len(full), len(full)
+
+        first = wave(1)  # at most the cap is made while all are under way at once
+        second = wave(2)  # each made one closes an unused lobby of the first wave
+        assert first[0] == 4 and second[0] >= 1, (first, second)

@@ -330,34 +330,46 @@ class GameServer:
 
     async def close_lobby(self, room: GameRoom, why: str) -> None:
         """Close an open game; its spectators are told (its links then say it was closed)."""
-        with contextlib.suppress(StoreError):
-            await self.store.run(Store.update_game, room.id, status=CLOSED)
+        self._take_out(room, why)
+        await self._closed(room)
+
+    def _take_out(self, room: GameRoom, why: str) -> None:
+        """A lobby closes: at once out of the rooms and the counts (nothing joins it now)."""
         room.status = CLOSED
         self.rooms.pop(room.id, None)
         unused = time.time() - room.touched
         log.info("game %s: lobby closed (%s, %.0f s unused)", room.id, why, unused)
-        reason = await self.missing(room.id)
+
+    async def _closed(self, room: GameRoom) -> None:
+        """A lobby taken out: stored as closed, and its sockets told why."""
+        reason = "this game's lobby was closed; ask the host for a new game"
+        with contextlib.suppress(StoreError):
+            await self.store.run(Store.update_game, room.id, status=CLOSED)
+            reason = await self.missing(room.id)
         for conn in list(room.conns):
             conn.send(error_message("unknown_game", reason))
             conn.close(CLOSE_UNKNOWN_GAME)
 
-    async def make_room_for_lobby(self) -> None:
-        """At ``max_lobbies`` open games, close the one unused longest (no seat holder
-        connected for ``LOBBY_KEEP_SECONDS`` at least) for a new one; ``503 server_full``
-        when every lobby is in use. So many addresses creating lobbies nobody uses cannot
-        fill the server: running games and new creators keep their room."""
+    def _lobby_place(self) -> GameRoom | None:
+        """A place for a new lobby under ``max_lobbies``: at the cap the one unused longest
+        (no seat holder connected, made at least ``LOBBY_KEEP_SECONDS`` ago) is taken out for
+        it and returned, to be closed; ``503 server_full`` when every lobby is in use. So many
+        addresses creating lobbies nobody uses cannot fill the server: running games and new
+        creators keep their room. No await here: the place is the caller's before another
+        creation is looked at."""
         lobbies = [r for r in self.rooms.values() if r.status == OPEN]
-        if len(lobbies) + sum(n for (_, bots), n in self.creating.items() if not bots) < (
-            self.options.max_lobbies
-        ):
-            return
+        made = sum(n for (_, bots), n in self.creating.items() if not bots)
+        if len(lobbies) + made < self.options.max_lobbies:
+            return None
         idle_since = time.time() - LOBBY_KEEP_SECONDS
         unused = [r for r in lobbies if not r.attended and r.touched < idle_since]
         if not unused:
             raise ApiError(
                 503, "server_full", "too many games are waiting for players; try again soon", 30
             )
-        await self.close_lobby(min(unused, key=lambda r: r.touched), "room for a new game")
+        victim = min(unused, key=lambda r: r.touched)
+        self._take_out(victim, "room for a new game")
+        return victim
 
     async def missing(self, game_id: str) -> str:
         """Why there is no game ``game_id`` to show (for the error message)."""
@@ -567,13 +579,24 @@ class GameServer:
             with contextlib.suppress(Exception):  # only the count would be missing
                 await self.cluster.quota.created(address, True, room.id)
 
-    async def admit(self, address: str, bots_only: bool) -> None:
-        """:meth:`_admit`; in scale-out mode the per-address limits count the games and
-        creations of every process (docs/scaling.md). A lobby that passed them all gets its
-        place under ``max_lobbies`` (:meth:`make_room_for_lobby`)."""
+    @contextlib.asynccontextmanager
+    async def admitted(self, address: str, bots_only: bool) -> AsyncIterator[None]:
+        """A new game's admission: the limits checked (:meth:`_admit`; in scale-out mode the
+        per-address ones count the games and creations of every process, docs/scaling.md),
+        then its place held, counted in ``creating`` until it is made or fails; a lobby's
+        place under ``max_lobbies`` too (:meth:`_lobby_place`)."""
         await self._admit_address(address, bots_only)
-        if not bots_only:
-            await self.make_room_for_lobby()
+        victim = None if bots_only else self._lobby_place()
+        key = (address, bots_only)
+        self.creating[key] += 1  # counted from here on: concurrent calls see this one
+        try:
+            if victim is not None:
+                await self._closed(victim)
+            yield
+        finally:
+            self.creating[key] -= 1
+            if self.creating[key] <= 0:
+                del self.creating[key]
 
     async def _admit_address(self, address: str, bots_only: bool) -> None:
         if self.cluster is None:
@@ -595,15 +618,8 @@ class GameServer:
         await self.close_idle_lobbies()
         settings, seats = self.settings_from(body)
         bots_only = not any(s.human for s in seats)
-        await self.admit(address, bots_only)
-        key = (address, bots_only)
-        self.creating[key] += 1  # counted from here on: concurrent calls see this one
-        try:
+        async with self.admitted(address, bots_only):
             return await self._create(settings, seats, base, address)
-        finally:
-            self.creating[key] -= 1
-            if self.creating[key] <= 0:
-                del self.creating[key]
 
     async def _create(
         self, settings: GameSettings, seats: list[Seat], base: str, address: str

@@ -155,14 +155,21 @@ class Rematches:
                 raise
 
     async def _create(self, room: GameRoom, conn: Connection) -> GameRoom:
-        server = self.server
-        address = conn.address
         try:
-            await server.admit(address, False)
+            async with self.server.admitted(conn.address, False):
+                new = await self._add(room, conn)
         except ApiError as error:  # too many games: on this server, or from this address
             raise ProtocolError(
                 "rematch_refused", error.message, retry_after=error.retry_after
             ) from None
+        await room.ctx.store.run(Store.set_rematch, room.id, new.id)
+        room.talk.rematch = new.id
+        return new
+
+    async def _add(self, room: GameRoom, conn: Connection) -> GameRoom:
+        """The rematch's room: the finished game's seats and rules, a new seed; each seat
+        whose player is here holds the token made from theirs."""
+        server = self.server
         old = room.settings
         settings = GameSettings(
             edition=old.edition,
@@ -189,19 +196,8 @@ class Rematches:
             if token is not None:
                 seat.token_hash = _hash(rematch_token(token, game_id))
             seats.append(seat)
-        key = (address, False)
-        server.creating[key] += 1
-        try:  # the same host token (a tabletop's shared screen) hosts the rematch
-            new = await server.add_room(game_id, settings, seats, room.host_hash, address)
-        except ApiError as error:
-            raise ProtocolError("rematch_refused", error.message) from None
-        finally:
-            server.creating[key] -= 1
-            if server.creating[key] <= 0:
-                del server.creating[key]
-        await room.ctx.store.run(Store.set_rematch, room.id, new.id)
-        room.talk.rematch = new.id
-        return new
+        # The same host token (a tabletop's shared screen) hosts the rematch.
+        return await server.add_room(game_id, settings, seats, room.host_hash, conn.address)
 
 
 def _refusal(status: int, answer: bytes) -> ProtocolError:
