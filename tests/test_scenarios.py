@@ -239,3 +239,144 @@ def test_new_lines_are_checked(tmp_path: Path, line: str, message: str) -> None:
     with pytest.raises(ScenarioError) as caught:
         load_scenario(path)
     assert message in caught.value.message
+
+
+# ------------------------------------------- malformed positions: one ERROR line, no traceback
+PAIR = """scenario: two cards in one register
+cites: 001: 109-112
+edition: classic
+board:
+size: 3x3
+    0   1   2
+  +---+---+---+
+0 | .   .   . |
+  +   +   +   +
+1 | .   .   . |
+  +   +   +   +
+2 | .   .   . |
+  +---+---+---+
+end board
+robot Ada: 1,1 N
+robot Bo: 2,2 N
+program Ada: move1@490+rotate_left@70 - - - -
+run: register 1
+expect Ada at: 0,1 N
+"""
+ADA = "robot Ada: 1,1 N\n"
+ADA_PAIR = "move1@490+rotate_left@70"
+
+
+def _edited(text: str, edits: tuple[tuple[str, str], ...]) -> str:
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text
+
+
+def _cli_error(tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """Run ``roborally scenario`` on ``text``: it must fail (exit status 1) with one ERROR
+    line and no traceback; returns that line after the file name (``LINE:COLUMN: ...``)."""
+    from roborally.cli import main
+
+    path = tmp_path / "bad.scenario"
+    path.write_text(text, encoding="utf-8")
+    assert main(["scenario", str(path)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    errors = [line for line in out.out.splitlines() if line.startswith("ERROR ")]
+    assert len(errors) == 1, out.out
+    assert errors[0].startswith(f"ERROR {path}:"), errors[0]
+    return errors[0][len(f"ERROR {path}:") :]
+
+
+def _line_of(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+
+
+def test_a_classic_pair_without_crab_legs_or_dual_processor_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = _cli_error(tmp_path, PAIR, capsys)
+    line = _line_of(PAIR, "program Ada:")
+    assert error == f"{line}:1: a '+' pair needs Crab Legs or Dual Processor; Ada has neither"
+
+
+@pytest.mark.parametrize(
+    ("edits", "at", "message"),
+    [
+        (  # Crab Legs pairs only a Move 1 with a Rotate Left or Right
+            ((ADA, ADA + "  options crab_legs\n"), (ADA_PAIR, "move2@670+rotate_left@70")),
+            "program Ada:",
+            "move2@670+rotate_left@70 is not a pair Ada's options allow",
+        ),
+        (  # Dual Processor pairs a move with a turn
+            ((ADA, ADA + "  options dual_processor\n"), (ADA_PAIR, "move1@490+move2@670")),
+            "program Ada:",
+            "move1@490+move2@670 is not a pair Ada's options allow",
+        ),
+        (
+            ((ADA, ADA + "  options dual_processor\n"), (ADA_PAIR, ADA_PAIR + "+move2")),
+            "program Ada:",
+            "move1@490+rotate_left@70+move2@670: at most two cards share a register",
+        ),
+        (  # a locked register's pair, checked against the options listed after it
+            ((ADA, ADA + "  register 5 move3+u_turn\n  options crab_legs\n"),),
+            "  register 5",
+            "move3@790+u_turn@10 is not a pair Ada's options allow",
+        ),
+    ],
+)
+def test_a_classic_pair_the_options_do_not_allow_names_its_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edits: tuple[tuple[str, str], ...],
+    at: str,
+    message: str,
+) -> None:
+    text = _edited(PAIR, edits)
+    error = _cli_error(tmp_path, text, capsys)
+    assert error.startswith(f"{_line_of(text, at)}:1: "), error
+    assert message in error
+
+
+A = "robot A: 1,0 N\n"
+A_PROGRAM = "program A: rotate_left"
+
+
+@pytest.mark.parametrize(
+    ("edits", "at", "message"),
+    [
+        (
+            ((A_PROGRAM, "program A: move1+rotate_left"),),
+            "program A:",
+            "a '+' pair needs Crab Legs; A does not hold it",
+        ),
+        (
+            ((A, A + "  upgrades crab_legs\n"), (A_PROGRAM, "program A: move1+move2")),
+            "program A:",
+            "'move1+move2' is not a Crab Legs pair",
+        ),
+        (((A, A + "  energy lots\n"),), "  energy", "energy: 'lots' is not a whole number"),
+        (((A, A + "  checkpoint x\n"),), "  checkpoint", "checkpoint: 'x' is not"),
+        (((A, A + "  haywire in 9 spam\n"),), "  haywire", "the registers are 1 to 5"),
+        (((A, A + "  haywire in x spam\n"),), "  haywire", "haywire in: 'x' is not"),
+        (((A, A + "  reenters at 1;0 N\n"),), "  reenters", "'reenters at x,y ARROW'"),
+        (((A, A + "  reenters at 9,0 N\n"),), "robot A:", "re-enters at 9,0, outside"),
+        ((("robot A: 1,0 N", "robot A: 9,9 N"),), "robot A:", "stands on 9,9, outside the 6x2"),
+        ((("run:", "seed: x\nrun:"),), "seed:", "seed: 'x' is not a whole number"),
+        ((("run:", "round: 2nd\nrun:"),), "round:", "round: '2nd' is not a whole number"),
+        ((("expect A at:", "expect energy: 3\nexpect A at:"),), "expect energy", "name the"),
+        ((("expect A at:", "expect A lives: 3\nexpect A at:"),), "expect A lives", "classic"),
+    ],
+)
+def test_malformed_values_name_their_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edits: tuple[tuple[str, str], ...],
+    at: str,
+    message: str,
+) -> None:
+    text = _edited(EXAMPLE.read_text(encoding="utf-8"), edits)
+    error = _cli_error(tmp_path, text, capsys)
+    assert error.startswith(f"{_line_of(text, at)}:1: "), error
+    assert message in error

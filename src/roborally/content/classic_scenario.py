@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from roborally.content.scenario_error import ScenarioError
+from roborally.engine.classic.choices import ClassicChoices
 from roborally.engine.classic.model import (
     NUM_REGISTERS,
     ClassicPlayer,
@@ -29,6 +30,8 @@ ROBOT_ATTRIBUTES = frozenset(
     {"damage", "lives", "options", "powered", "announced", "dock", "register", "stored"}
     | {"destroyed"}
 )
+#: The option cards that let two program cards share a register (a ``+`` pair).
+PAIR_OPTIONS = ("crab_legs", "dual_processor")
 #: Top-level keys only classic scenarios use.
 TOP_LEVEL_KEYS = frozenset({"program deck", "option deck"})
 #: Expectations only classic scenarios use.
@@ -98,6 +101,7 @@ def build_state(scenario: Any, config: GameConfig) -> ClassicState:
         player.shutdown = setup.shutdown
         player.programmed = True
         given: set[int] = set()
+        pairs: dict[int, int] = {}  # register index -> the line that put several cards in it
         for word, rest, line in setup.classic:
             parts = rest.split()
             try:
@@ -127,6 +131,8 @@ def build_state(scenario: Any, config: GameConfig) -> ClassicState:
                     ]
                     player.registers[number - 1].revealed = True
                     given.add(number)
+                    if "+" in parts[1]:
+                        pairs[number - 1] = line
                 elif word == "stored":
                     player.stored[parts[0]] = programs.take(parts[1], line)
                 elif word == "destroyed":
@@ -149,6 +155,9 @@ def build_state(scenario: Any, config: GameConfig) -> ClassicState:
                 register = player.registers[index]
                 line = scenario.program_lines.get(setup.name, setup.line)
                 register.cards = [programs.take(n, line) for n in entry.split("+")]
+                if "+" in entry:
+                    pairs[index] = line
+        _check_pairs(scenario, setup.name, player, pairs)
         for r in locks_for(player.damage):
             player.registers[r - 1].locked = True
     if len({p.dock for p in state.cplayers}) != len(state.players):
@@ -176,6 +185,27 @@ def build_state(scenario: Any, config: GameConfig) -> ClassicState:
         state.register = scenario.run_from
         state.stage = "reveal"
     return state
+
+
+def _check_pairs(scenario: Any, name: str, player: ClassicPlayer, lines: dict[int, int]) -> None:
+    """Two cards share a register only as a pair the robot's options allow (8.3 #6, #8): the
+    rules would execute any other pair wrongly, or stop on it. ``lines`` maps the registers
+    holding several cards to the scenario lines that put them there."""
+    held = [option for option in PAIR_OPTIONS if player.has(option)]
+    for index, line in lines.items():
+        cards = [c.name for c in player.registers[index].cards]
+        if len(cards) > 2:
+            message = f"{'+'.join(cards)}: at most two cards share a register"
+        elif not held:
+            message = f"a '+' pair needs Crab Legs or Dual Processor; {name} has neither"
+        elif not ClassicChoices.pair_modes(cards, held):
+            message = (
+                f"{'+'.join(cards)} is not a pair {name}'s options allow (Crab Legs: a Move 1"
+                " with a Rotate Left or Right; Dual Processor: a move and a turn)"
+            )
+        else:
+            continue
+        raise _error(scenario, line, message)
 
 
 def expectation(

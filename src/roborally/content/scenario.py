@@ -9,6 +9,7 @@ Scenarios set up a position directly (no setup phase), so they can start at any 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,8 +23,16 @@ from roborally.engine.core.driver import StageDriver
 from roborally.engine.core.events import Event, EventKind
 from roborally.engine.core.geometry import Direction, Pos
 from roborally.engine.core.mechanics import Suspend as _Suspend
-from roborally.engine.core.state import VARIANTS, GameConfig, GameState, Player, Register
+from roborally.engine.core.state import (
+    NUM_REGISTERS,
+    VARIANTS,
+    GameConfig,
+    GameState,
+    Player,
+    Register,
+)
 from roborally.engine.editions import edition as edition_named
+from roborally.engine.rules2023.choices import Choices2023
 
 
 @dataclass
@@ -216,7 +225,48 @@ def parse_scenario(text: str, filename: str = "<scenario>") -> Scenario:
         raise fail(max(1, len(lines)), "the scenario has no board: block")
     if not scenario.robots:
         raise fail(max(1, len(lines)), "the scenario declares no robot")
+    _check_expectations(scenario)
     return scenario
+
+
+#: Expectations about the whole game, not one robot (shared piles and squares aside).
+_GAME_FACTS = frozenset(
+    {"winner", "over", "round", "termination", "priority", "places", "program cards"}
+)
+#: The shared piles: ``expect damage deck: ...`` and its ``contains`` / ``top`` checks.
+_SHARED_PILES = (
+    "damage discard",
+    "damage deck",
+    "upgrade discard",
+    "upgrade deck",
+    "program discard",
+    "program deck",
+    "option discard",
+    "option deck",
+)
+#: The lists only classic games hold (a robot's option cards, the shared program and option
+#: piles), with their ``contains`` / ``top`` checks.
+_CLASSIC_LISTS = ("options", "program ", "option ")
+
+
+def _check_expectations(scenario: Scenario) -> None:
+    """An expectation names a robot exactly when it is about one, and the classic ones appear
+    only in classic scenarios (else the run could not read the value it checks)."""
+    for exp in scenario.expectations:
+        what = exp.what
+        classic = what in CLASSIC_EXPECTATIONS or what.startswith(_CLASSIC_LISTS)
+        if classic and not scenario.edition.startswith("classic"):
+            message = f"expect {what}: only classic and classic-1994 scenarios have it"
+        elif exp.robot is None and not _about_the_game(what):
+            message = f"expect {what}: name the robot it is about ('expect NAME {what}: ...')"
+        else:
+            continue
+        raise ScenarioError(scenario.path, exp.line, 1, message)
+
+
+def _about_the_game(what: str) -> bool:
+    """Whether ``expect WHAT`` checks the game, a shared pile or a square rather than a robot."""
+    return what in _GAME_FACTS or what.startswith(_SHARED_PILES) or what.startswith("space ")
 
 
 _EXPECT_KINDS = {
@@ -279,6 +329,14 @@ def _cards(value: str) -> list[str]:
     return [] if value in ("", "-", "none") else value.split()
 
 
+def _whole_number(text: str, what: str, error: Callable[[str], Exception]) -> int:
+    """``text`` as a whole number, or the error ``error`` makes of a message naming ``what``."""
+    try:
+        return int(text)
+    except ValueError:
+        raise error(f"{what}: {text!r} is not a whole number") from None
+
+
 def _top_level(
     scenario: Scenario, key: str, value: str, lineno: int, names: set[str], fail: object
 ) -> None:
@@ -298,9 +356,9 @@ def _top_level(
     elif key == "rule":
         scenario.rule = value
     elif key == "seed":
-        scenario.seed = int(value)
+        scenario.seed = _whole_number(value, key, error)
     elif key == "round":
-        scenario.round = int(value)
+        scenario.round = _whole_number(value, key, error)
     elif key == "variants":
         chosen = frozenset(v.strip() for v in value.replace(",", " ").split())
         known: tuple[str, ...] = VARIANTS
@@ -311,7 +369,7 @@ def _top_level(
             raise error(f"unknown variant(s) {sorted(unknown)}; known: {', '.join(known)}")
         scenario.variants = chosen
     elif key == "reboot damage":
-        scenario.reboot_damage = int(value)
+        scenario.reboot_damage = _whole_number(value, key, error)
         if scenario.course is not None:
             raise error("put 'reboot damage:' before the board")
     elif key == "priority":
@@ -388,14 +446,19 @@ def _rounds(words: list[str]) -> int:
     return 0
 
 
-def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) -> None:
-    assert callable(fail)
+def _robot_attribute(
+    robot: RobotSetup, line: str, lineno: int, fail: Callable[[int, str], ScenarioError]
+) -> None:
     word, _, rest = line.partition(" ")
     rest = rest.strip()
+
+    def error(message: str) -> ScenarioError:
+        return fail(lineno, message)
+
     if word == "energy":
-        robot.energy = int(rest)
+        robot.energy = _whole_number(rest, word, error)
     elif word == "checkpoint":
-        robot.checkpoint = int(rest)
+        robot.checkpoint = _whole_number(rest, word, error)
     elif word == "hand":
         robot.hand = _cards(rest)
     elif word == "deck":
@@ -406,12 +469,16 @@ def _robot_attribute(robot: RobotSetup, line: str, lineno: int, fail: object) ->
         parts = rest.split()
         if len(parts) != 3 or parts[0] != "in":
             raise fail(lineno, "expected 'haywire in REGISTER CARD'")
-        robot.locked[int(parts[1])] = parts[2]
+        register = _whole_number(parts[1], "haywire in", error)
+        if not 1 <= register <= NUM_REGISTERS:
+            raise fail(lineno, f"haywire in {register}: the registers are 1 to {NUM_REGISTERS}")
+        robot.locked[register] = parts[2]
     elif word == "reenters":
-        parts = rest.split()
-        if len(parts) != 3 or parts[0] != "at":
-            raise fail(lineno, "expected 'reenters at x,y ARROW'")
-        robot.reentry = (Pos.parse(parts[1]), Direction.parse(parts[2]))
+        parts = rest.split(maxsplit=1)
+        bad = fail(lineno, "expected 'reenters at x,y ARROW'")
+        if len(parts) != 2 or parts[0] != "at":
+            raise bad
+        robot.reentry = _split_facing(parts[1], bad)
     elif word == "archive":
         robot.archive = _split_facing(rest, fail(lineno, "expected 'archive x,y ARROW'"))
     elif word == "shutdown":
@@ -473,6 +540,7 @@ def build_state(scenario: Scenario) -> GameState:
         raise ScenarioError(scenario.path, 1, 1, str(problem)) from None
     if seated != names:
         object.__setattr__(config, "players", names)  # checked above with a stand-in seat
+    _check_squares(scenario)
     _check_shutdown_declarations(scenario)
     if scenario.edition.startswith("classic"):
         from roborally.content.classic_scenario import build_state as build_classic_state
@@ -507,6 +575,8 @@ def build_state(scenario: Scenario) -> GameState:
             for index, entry in enumerate(program):
                 if entry is None:
                     continue
+                if "+" in entry:
+                    _check_crab_legs_pair(scenario, setup, entry)
                 cards: list[Card] = []
                 for name in entry.split("+"):  # a Crab Legs pair: "move1+rotate_left"
                     card = next((c for c in player.deck if c.name == name), None)
@@ -547,6 +617,26 @@ def build_state(scenario: Scenario) -> GameState:
     return state
 
 
+def _check_squares(scenario: Scenario) -> None:
+    """The squares a robot's lines name (where it stands, re-enters, has its archive) lie on
+    the scenario's board: the rules would index outside it."""
+    assert scenario.course is not None
+    board = scenario.course.boards[0].board
+    for robot in scenario.robots:
+        named = [("stands on", robot.pos)]
+        if robot.reentry is not None:
+            named.append(("re-enters at", robot.reentry[0]))
+        if robot.archive is not None:
+            named.append(("has its archive at", robot.archive[0]))
+        for what, square in named:
+            if square is not None and not board.contains(square):
+                message = (
+                    f"robot {robot.name} {what} {square}, outside the"
+                    f" {board.width}x{board.height} board"
+                )
+                raise ScenarioError(scenario.path, robot.line, 1, message)
+
+
 def _check_shutdown_declarations(scenario: Scenario) -> None:
     """``declares shutdown`` (2023) needs a run that starts with register 1."""
     for robot in scenario.robots:
@@ -570,6 +660,19 @@ def _check_shutdown_declarations(scenario: Scenario) -> None:
         else:
             continue
         raise ScenarioError(scenario.path, line, 1, message)
+
+
+def _check_crab_legs_pair(scenario: Scenario, setup: RobotSetup, entry: str) -> None:
+    """A register of two cards (``move1+rotate_left``) is a Crab Legs pair, the only one the
+    2023 rules have: the engine would resolve any two cards as a sidestep."""
+    if "crab_legs" not in setup.upgrades:
+        message = f"a '+' pair needs Crab Legs; {setup.name} does not hold it"
+    elif Choices2023.pair_of(entry) is None:
+        message = f"{entry!r} is not a Crab Legs pair (move1 with rotate_left or rotate_right)"
+    else:
+        return
+    line = _program_line(scenario, setup.name) or setup.line
+    raise ScenarioError(scenario.path, line, 1, message)
 
 
 def _place_upgrades(scenario: Scenario, state: GameState) -> None:

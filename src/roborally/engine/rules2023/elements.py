@@ -167,9 +167,10 @@ class Elements2023(Base2023):
 
     # ===================================================== upgrades of step B/C
     def energy_conversion(self, seat: int) -> None:
-        """Energy Conversion (000: 765-767): after board-laser damage, move 1 forward or back."""
+        """Energy Conversion (000: 765-767): after board-laser damage, move 1 forward or back.
+        Not for a shut-down robot: the move is its own action (12-C5)."""
         player = self.s.players[seat]
-        if player.pos is None or not self.has(player, "energy_conversion"):
+        if player.pos is None or player.shutdown or not self.has(player, "energy_conversion"):
             return
         choice = self.ask_choice(
             self.next_id(seat, "energy_conversion"),

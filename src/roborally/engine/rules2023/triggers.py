@@ -168,7 +168,12 @@ class Triggers2023(Base2023):
         if not magnetic:
             return []  # most often: no need to look at the neighbours
         near = self.adjacent(pos)
-        return [o for o in self.s.turn_order() if o in near and o in magnetic]
+        players = self.s.players  # a shut-down robot does not follow: its own action (12-C5)
+        return [
+            o
+            for o in self.s.turn_order()
+            if o in near and o in magnetic and not players[o].shutdown
+        ]
 
     def magnetic(self, mover: int, seats: list[int], direction: Direction, n: int) -> None:
         """12-C9: move the same number of spaces the neighbour moved, in the same direction."""
