@@ -78,6 +78,27 @@ def play_to_round(client: TestClient, rounds: int, seed: int) -> tuple[str, Any,
             ws.send_text(json.dumps({"v": 1, "type": "decide", **data}))
 
 
+def play_out(context: Any, ws: Any, seed: int) -> None:
+    """The person answers every question to the game's end, then leaves (a game nobody is
+    connected to waits for its players: it would not end by itself)."""
+    bot, answered = RandomBot(seed), set[str]()
+    ws.send_text(json.dumps({"v": 1, "type": "sync"}))  # the state it stopped at, again
+    while True:
+        msg = json.loads(ws.receive_text())
+        if msg["type"] == "game_over":
+            break
+        if msg["type"] != "state" or msg["status"] != "running":
+            continue
+        for pending in msg["pending"]:
+            if pending["id"] in answered:
+                continue
+            answered.add(pending["id"])
+            choice = bot.choose(msg["observation"], decision_from_json(pending))
+            data = {"decision_id": pending["id"], "choice": json_choice(choice)}
+            ws.send_text(json.dumps({"v": 1, "type": "decide", **data}))
+    context.__exit__(None, None, None)
+
+
 def traced() -> int:
     gc.collect()
     return tracemalloc.get_traced_memory()[0]
@@ -88,15 +109,15 @@ def measure(games: int, rounds: int) -> dict[str, float]:
         tempfile.TemporaryDirectory() as folder,
         TestClient(create_app(Path(folder), OPTIONS)) as client,
     ):
-        warm, context, _ = play_to_round(client, rounds, 1)  # shared things loaded
-        context.__exit__(None, None, None)
+        warm, context, ws = play_to_round(client, rounds, 1)  # shared things loaded
+        play_out(context, ws, 1)
         wait(lambda: rooms(client)[warm].status == "finished")
         tracemalloc.start()
         base = traced()
         played = [play_to_round(client, rounds, 2 + i) for i in range(games)]
         running = traced() - base
-        for _, context, _ in played:  # the person leaves: auto-play ends the game
-            context.__exit__(None, None, None)
+        for number, (_, context, ws) in enumerate(played):  # the game is played out, left
+            play_out(context, ws, 2 + number)
         ids = [gid for gid, _, _ in played]
         wait(
             lambda: all(

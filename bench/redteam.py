@@ -537,14 +537,22 @@ async def attack_staller(ctx: Context) -> Outcome:
     async with http(base) as client:
         summary = (await client.get(f"/api/games/{game['game_id']}")).json()
     seat = summary["seats"][1]
-    ok = result.outcome is not None and seat["auto"] and seat["auto_reason"] == "idle"
+    # Each missed program plays that program only (the staller's other answers break the
+    # streak that would mark it away): the game moves at the pace of its 5 s deadline.
+    rounds = summary["round"]
+    bounded = elapsed <= rounds * (5 + 4) + 10
+    ok = result.outcome is not None and bounded
+    marked = (
+        f"marked away ({seat['auto_reason']}) after {stalled_at[0]:.1f} s"
+        if stalled_at
+        else ("never marked away (it answers the other questions)")
+    )
     return Outcome(
         "idle-staller",
         ok,
         f"no programming timer, one connected player answers all but never programs"
-        f" (program_seconds 5): auto-played ({seat['auto_reason']}) after"
-        f" {stalled_at[0] if stalled_at else float('nan'):.1f} s, the game ended in"
-        f" {elapsed:.0f} s ({summary['result']})",
+        f" (program_seconds 5): each missed program played for it, {marked}; the game ended"
+        f" in {elapsed:.0f} s after {rounds} round(s) ({summary['result']})",
     )
 
 

@@ -36,7 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # Games run in the test's own process (engine_workers=0) unless a test needs real worker processes.
-FAST = ServerOptions(grace_seconds=30, decision_seconds=60, min_seconds=0.01, engine_workers=0)
+FAST = ServerOptions(
+    grace_seconds=30, decision_seconds=60, min_seconds=0.01, engine_workers=0, away_seconds=0.2
+)
 
 
 def make_client(data_dir: Path, options: ServerOptions = FAST) -> TestClient:

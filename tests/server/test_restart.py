@@ -16,7 +16,7 @@ from roborally.content.record import parse_record, replay, write_record
 from roborally.server.room import RUNTIME_SAVE_SECONDS
 from roborally.server.store import DB_NAME
 
-from .conftest import FAST, Ws, connect, create, hello, make_client, room_of
+from .conftest import FAST, Ws, connect, create, hello, make_client, room_of, wait_for
 
 
 def test_a_restarted_server_continues_running_games(tmp_path: Path, database: str | None) -> None:
@@ -91,8 +91,9 @@ def test_a_restarted_server_continues_running_games(tmp_path: Path, database: st
 def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
     tmp_path: Path, database: str | None
 ) -> None:
-    """The deadlines are wall-clock times saved with the game: after a restart they go on
-    from where they were instead of starting again, and a half-made program is kept."""
+    """The deadlines are wall-clock times saved with the game, and so is its pause (nobody
+    connected): after a restart the clocks go on from where they stood when the pause began
+    instead of starting again, and a half-made program is kept."""
     options = dataclasses.replace(FAST, database=database)
     with make_client(tmp_path, options) as client:
         kinds = ("human", "bot", "human")
@@ -107,26 +108,30 @@ def test_a_restarted_server_keeps_the_clocks_drafts_and_away_times(
             assert ws.until("ack")["ref"] == 3
             deadline = program["deadline"]
         room = room_of(client, gid)
-        away = room.seats[0].away_since  # seat 0 has left: its grace period runs
-        grace = room.deadlines["grace:0"][0]
-        assert deadline is not None and away is not None
-        assert room.seats[2].auto  # nobody ever came to seat 2: played for it
+        wait_for(lambda: room.paused_at is not None)  # Ada left: nobody is connected
+        away, paused = room.seats[0].away_since, room.paused_at
+        assert deadline is not None and away is not None and paused is not None
+        missed = room.seats[2].missed  # its start space (and upgrade phase) played for it
+        assert missed >= 1 and not room.seats[2].auto  # each once: not away
         assert room.game is not None
         digest = room.game.digest()
 
-    time.sleep(0.3)  # the new server starts later: the clocks have run meanwhile
+    time.sleep(0.3)  # the new server starts later: a running clock would have run meanwhile
     with make_client(tmp_path, options) as client:
         room = room_of(client, gid)
         assert room.game is not None and room.game.digest() == digest
         assert room.deadlines[program["id"]][0] == deadline  # not 600 s from now
-        assert room.deadlines["grace:0"][0] == grace and room.seats[0].away_since == away
-        assert room.seats[2].auto and not room.seats[0].auto
+        assert room.paused_at == paused and room.seats[0].away_since == away
+        assert room.seats[2].missed == missed and not room.seats[0].auto
         assert room.seats[0].drafts == {program["id"]: draft}
         with connect(client, gid, game["seats"][0]["token"]) as session:
             ws = hello(session)
             state = ws.pending_state()
             again = next(p for p in state["pending"] if p["id"] == program["id"])
-            assert again["deadline"] == deadline and again["info"]["hand"] == hand
+            assert again["info"]["hand"] == hand
+            # What was left when the pause began: neither the pause nor the restart counted.
+            left = again["deadline"] - state["server_time"]
+            assert deadline - paused - 1.0 < left <= deadline - paused
 
 
 def test_runtime_changes_close_together_are_saved_once(tmp_path: Path) -> None:

@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from roborally.server.social import CHAT_BURST, CHAT_KEEP, CHAT_MAX_CHARS, EMOTES, clean_chat
 
-from .conftest import FAST, Ws, connect, create, hello, make_client, room_of
+from .conftest import FAST, Ws, connect, create, hello, make_client, room_of, wait_for
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -271,3 +272,30 @@ def test_a_player_takes_their_rematch_seat_over_http(tmp_path: Path) -> None:
             f"/api/games/{new_id}/rematch_seat", json={"previous": gid, "token": ada_token}
         )
         assert mine.status_code == 200 and mine.json()["seat"] == 0
+
+
+def test_a_rematch_room_its_players_left_is_closed_soon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rematch's waiting room nobody is in goes after REMATCH_LOBBY_SECONDS (other lobbies
+    wait lobby_seconds): it does not stay under "Open games"; asked again, a new one is made."""
+    from roborally.server import app as app_module
+
+    monkeypatch.setattr(app_module, "REMATCH_LOBBY_SECONDS", 0.2)
+    with make_client(tmp_path) as client:
+        game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], **FAST_END)
+        gid = game["game_id"]
+        with connect(client, gid, game["seats"][0]["token"]) as a:
+            ada = hello(a)
+            ada.send(type="start")
+            finish(ada)
+            ada.send(type="rematch")
+            first = ada.until("ack")["game_id"]
+
+            def listed() -> set[str]:
+                return {g["game_id"] for g in client.get("/api/games").json()["games"]}
+
+            assert first in listed()
+            wait_for(lambda: first not in listed(), 10)  # the list is made anew each second
+            ada.send(type="rematch")
+            assert ada.until("ack")["game_id"] != first  # a new waiting room

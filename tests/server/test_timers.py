@@ -161,7 +161,8 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
             stay.answered.add(start["id"])
             state = stay.pending_state()
             assert state["pending"][0]["kind"] == "program"
-            assert "t1-p1-program" not in [d.id for d in room.pending]
+            # The away seat's program is played for it after away_seconds, not at once.
+            wait_for(lambda: "t1-p1-program" not in [d.id for d in room.pending])
             # Seat 0 comes back with its token and takes the seat back.
             with connect(client, gid, token0) as s0:
                 back = hello(s0)
@@ -179,17 +180,37 @@ def test_disconnected_seat_goes_auto_and_is_taken_back(tmp_path: Path) -> None:
                 assert not room.seats[0].auto
 
 
-def test_a_seat_never_taken_is_auto_played(tmp_path: Path) -> None:
+def test_a_game_nobody_is_at_waits_paused_until_a_player_comes(tmp_path: Path) -> None:
+    """Started with nobody at the table, the game is paused (its clocks stand still, no
+    decision is played for anyone); the player's first socket resumes it, and a seat left
+    for the grace period is then played for, at away_seconds a decision."""
     options = ServerOptions(
-        grace_seconds=0.05, decision_seconds=600, min_seconds=0.01, engine_workers=0
+        grace_seconds=0.05,
+        decision_seconds=600,
+        min_seconds=0.01,
+        engine_workers=0,
+        away_seconds=0.05,
     )
     with make_client(tmp_path, options) as client:
         game = create(client, seats=[{"kind": "human"}, {"kind": "bot"}], max_rounds=3)
         gid = game["game_id"]
         client.post(f"/api/games/{gid}/start", json={"host_token": game["host_token"]})
         room = room_of(client, gid)
+        wait_for(lambda: room.paused_at is not None)
+        pending = [d.id for d in room.pending]
+        time.sleep(0.3)  # many grace periods and away clocks: nothing is played meanwhile
+        assert [d.id for d in room.pending] == pending and room.status == "running"
+        assert not room.seats[0].auto
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            ws = hello(session)
+            state = ws.until("state", lambda m: m["paused_since"] is None)
+            assert state["pending"], state  # the same decision waits for its player
+        # The player left again with a bot seat: the game is paused, not played on.
+        wait_for(lambda: room.paused_at is not None)
+        assert room.status == "running"
+        with connect(client, gid, game["seats"][0]["token"]) as session:
+            hello(session).play_to_end(RandomBot(2))
         wait_for(lambda: room.status == "finished")
-        assert room.seats[0].auto
         # Acting after the end is out of phase.
         with connect(client, gid, game["seats"][0]["token"]) as session:
             ws = hello(session)

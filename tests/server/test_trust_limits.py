@@ -20,7 +20,7 @@ from roborally.server.api_error import ApiError
 from roborally.server.limits import client_key
 from roborally.server.workers import BOTS, PEOPLE
 
-from .conftest import FAST, connect, create, hello, make_client, room_of, wait_for
+from .conftest import FAST, connect, create, hello, make_client, room_of
 
 
 @pytest.mark.parametrize(
@@ -125,17 +125,24 @@ def test_a_game_started_with_nobody_at_the_table_is_a_game_of_bots(tmp_path: Pat
             assert room_of(client, second["game_id"]).lane == PEOPLE
 
 
-def test_a_game_whose_people_all_left_moves_to_the_bots_lane(
+def test_a_game_whose_people_are_all_away_moves_to_the_bots_lane(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """With real worker processes: once every person's seat is auto-played the game is built
-    again in a worker of the bots' lane, and goes on there to its end."""
+    """With real worker processes: once every person's seat is away (here Ada stays
+    connected but lets her deadlines pass: a game nobody is connected to pauses instead) the
+    game is built again in a worker of the bots' lane, and goes on there to its end."""
     caplog.set_level(logging.INFO, logger="roborally.server")
     options = dataclasses.replace(
-        FAST, engine_workers=1, bot_workers=1, min_seconds=0.01, grace_seconds=0.2
+        FAST, engine_workers=1, bot_workers=1, min_seconds=0.01, away_seconds=0.05
     )
     with make_client(tmp_path, options) as client:
-        game = create(client, max_rounds=3, seats=[{"kind": "human"}, {"kind": "bot"}])
+        game = create(
+            client,
+            max_rounds=3,
+            seats=[{"kind": "human"}, {"kind": "bot"}],
+            decision_seconds=0.1,
+            program_seconds=0.1,
+        )
         gid = game["game_id"]
         server = client.app.state.server  # type: ignore[attr-defined]
         with connect(client, gid, game["seats"][0]["token"]) as a:
@@ -143,9 +150,10 @@ def test_a_game_whose_people_all_left_moves_to_the_bots_lane(
             ada.send(type="start")
             ada.pending_state()
             assert server.pool.where[gid].lane == PEOPLE
-        # Ada left: after the grace period the game plays her seat, in the bots' lane.
-        wait_for(lambda: server.store.sync.status(gid) == "finished", 60)
-        assert room_of(client, gid).seats[0].auto_reason == "away"
+            # Ada answers nothing: after 3 missed deadlines she is away, played in the bots'
+            # lane (a few seconds a decision, never at once) to the end.
+            ada.until("game_over", limit=50_000)
+        assert room_of(client, gid).seats[0].auto_reason == "idle"
     moved = [r.getMessage() for r in caplog.records if "moves to the" in r.getMessage()]
     assert moved == [f"game {gid}: moves to the bots lane"]
 

@@ -70,6 +70,7 @@ from roborally.server.protocol import (
 )
 from roborally.server.rematch import Rematches
 from roborally.server.room import (
+    ABANDONED,
     BROKEN,
     CLOSED,
     FINISHED,
@@ -97,7 +98,7 @@ from roborally.server.store import (
     Store,
     StoreError,
 )
-from roborally.server.tabletop import qr_svg
+from roborally.server.tabletop import link_reach, qr_svg
 from roborally.server.transport import ABORT_KEY, GameWebSocketProtocol, install_log_redaction
 from roborally.server.workers import BOTS as BOTS_LANE
 from roborally.server.workers import WorkerLost, WorkerPool
@@ -115,6 +116,9 @@ LIST_SECONDS = 1.0  # how long one lobby list answers every caller (at most 2,00
 #: one closed is the oldest unused, so a new game is the last in line: a flood would need
 #: ``max_lobbies`` new lobbies in this time to refuse a creator.
 LOBBY_KEEP_SECONDS = 2.0
+#: A rematch's waiting room nobody is in is closed after this long (other lobbies wait
+#: ``lobby_seconds``): its players know where it came from and make another in a click.
+REMATCH_LOBBY_SECONDS = 120.0
 
 __all__ = ["DamagedStore", "DataDirInUse", "GameServer", "ServerOptions", "create_app", "serve"]
 
@@ -228,6 +232,7 @@ class GameServer:
                 raise
         self.pool = WorkerPool(self.options)
         self.ctx = RoomContext(self.options, self.store, self.pool, Rematches(self))
+        self.ctx.dropped = self._drop
         self.limits = AddressLimits(self.options)
         self.rooms: dict[str, GameRoom] = {}
         self.creating: Counter[tuple[str, bool]] = Counter()  # (address, bots only) under way
@@ -323,10 +328,17 @@ class GameServer:
         ``lobby_seconds`` (abandoned lobbies would otherwise count against the limits and
         stay listed; a spectator's socket does not keep one open). They never started, so
         there is nothing to replay."""
-        limit = time.time() - self.options.lobby_seconds
+        now = time.time()
         for room in list(self.rooms.values()):
-            if room.status == OPEN and not room.attended and room.touched < limit:
+            # A rematch's waiting room its players left is stale sooner: they come back to
+            # the finished game, whose Rematch makes a new one if this one is gone.
+            wait = REMATCH_LOBBY_SECONDS if room.rematch_of else self.options.lobby_seconds
+            if room.status == OPEN and not room.attended and room.touched < now - wait:
                 await self.close_lobby(room, "unused")
+
+    def _drop(self, game_id: str) -> None:
+        """A game ended without a finish (abandoned): nobody needs its room any more."""
+        self.rooms.pop(game_id, None)
 
     async def close_lobby(self, room: GameRoom, why: str) -> None:
         """Close an open game; its spectators are told (its links then say it was closed)."""
@@ -383,6 +395,12 @@ class GameServer:
                 f" connected to closes after {minutes:g} minute(s), or sooner when the server"
                 " needed its place); ask the host for a new game"
             )
+        if status == ABANDONED:
+            hours = self.options.abandon_seconds / 3600
+            return (
+                f"this game was abandoned: nobody was connected to it for {hours:g} hour(s),"
+                " so it ended without a winner"
+            )
         if status == BROKEN:
             return (
                 "this game could not be restored after the server restarted; its moves are"
@@ -412,6 +430,11 @@ class GameServer:
     def active_count(self) -> int:
         return sum(1 for r in self.rooms.values() if r.status in (OPEN, RUNNING))
 
+    @property
+    def listening_wide(self) -> bool:
+        """Whether the server listens on every interface (``--host 0.0.0.0``)."""
+        return self.listen_host in ("0.0.0.0", "::", "")
+
     def link_base(self, request: Request) -> str:
         """The start of invite links: ``--public-url`` if set; else the address the request
         came to, except that a request to this machine's loopback on a server that listens
@@ -420,8 +443,7 @@ class GameServer:
             return self.options.public_url.rstrip("/")
         base = str(request.base_url).rstrip("/")
         host = request.url.hostname or ""
-        listening_wide = self.listen_host in ("0.0.0.0", "::", "")
-        if listening_wide and host in ("127.0.0.1", "localhost", "::1"):
+        if self.listening_wide and host in ("127.0.0.1", "localhost", "::1"):
             lan = lan_address()
             if lan is not None:
                 return f"{request.url.scheme}://{lan}:{request.url.port or self.listen_port}"
@@ -1039,10 +1061,15 @@ async def api_seat_qr(request: Request) -> Response:
         raise ApiError(403, "bad_invite", "the invite code is not this seat's current one")
     if room.seats[seat].held:
         raise ApiError(409, "seat_taken", "this seat's player has joined: its invite is used")
-    svg = qr_svg(invite_url(_server(request).link_base(request), room.id, code))
+    server = _server(request)
+    base = server.link_base(request)
+    svg = qr_svg(invite_url(base, room.id, code))
     if svg is None:  # pragma: no cover - segno comes with the server extra
         raise ApiError(501, "no_qr_codes", "this server cannot draw QR codes (segno is missing)")
-    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+    # Who can open the code's link: the shared screen warns when no phone can.
+    reach = link_reach(base, server.listening_wide)
+    headers = {"Cache-Control": "no-store", "X-Link-Reach": reach}
+    return Response(svg, media_type="image/svg+xml", headers=headers)
 
 
 async def translations(request: Request) -> Response:
@@ -1393,6 +1420,14 @@ def serve(
         lan = lan_address()
         if lan is not None:
             print(f"Players on your network open http://{lan}:{port}/", flush=True)
+        else:  # links fall back to this machine's loopback: say why, and the way out
+            print(
+                "This machine has no network address (no Wi-Fi or cable?), so no other device"
+                " can open the game and invite links work only here. Connect it to the"
+                " players' network and start the server again, or give the address they"
+                f" reach with --public-url http://ADDRESS:{port}",
+                flush=True,
+            )
     config = uvicorn.Config(
         app,
         host=host,

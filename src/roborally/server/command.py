@@ -18,7 +18,11 @@ from roborally.server.store import safe_url
 
 #: What each option's flag says in ``--help`` (the defaults are shown from ServerOptions).
 HELP: dict[str, str] = {
-    "grace_seconds": "a player without a connection this long is auto-played",
+    "grace_seconds": "a player without a connection this long is away: the game plays the seat",
+    "away_seconds": "how long the game waits before playing each decision of a seat that is"
+    " away (never faster than a person could follow)",
+    "abandon_seconds": "a running game nobody is connected to is paused, and ends as abandoned"
+    " after this long",
     "show_seconds": "the longest a decision's clock waits for the player's page to finish"
     " showing what happened before it",
     "decision_seconds": "deadline of a decision other than programming (then auto-play)",

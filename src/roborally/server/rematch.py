@@ -158,6 +158,7 @@ class Rematches:
         try:
             async with self.server.admitted(conn.address, False):
                 new = await self._add(room, conn)
+                new.rematch_of = room.id
         except ApiError as error:  # too many games: on this server, or from this address
             raise ProtocolError(
                 "rematch_refused", error.message, retry_after=error.retry_after

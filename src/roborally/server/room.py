@@ -42,6 +42,7 @@ from roborally.server.host import (
 from roborally.server.protocol import (
     CLOSE_BAD_TOKEN,
     CLOSE_REPLACED,
+    CLOSE_UNKNOWN_GAME,
     ClientMessage,
     ProtocolError,
     clean_name,
@@ -71,6 +72,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("roborally.server")
 
 OPEN, RUNNING, FINISHED = "open", "running", "finished"
+#: A running game nobody came back to within ``abandon_seconds`` (kept in the store, ended).
+ABANDONED = "abandoned"
 #: A lobby closed because nobody used it for a while (it never started; nothing to replay).
 CLOSED = "closed"
 #: A game whose stored actions no longer replay (kept in the store, reported at start).
@@ -85,9 +88,14 @@ RETRY_SECONDS = (1.0, 2.0, 5.0, 10.0, 30.0)  # waits between tries of a failed a
 RUNTIME_SAVE_SECONDS = 0.2
 
 #: What the deadlines are for: the game's own clock (speed mode, the classic sand timer), a
-#: decision or programming without one (an idle seat then goes to auto-play), and the grace
-#: period of a seat without a connection.
+#: decision or programming without one (its default is then played, that once), the grace
+#: period of a seat without a connection, a decision of a seat that is away (played after a
+#: short pause: the game never runs faster than a person could follow), and the end of a
+#: game nobody is connected to (it waits, paused, for ``abandon_seconds``).
 TIMER, DECISION, IDLE, GRACE = "timer", "decision", "idle", "grace"
+AWAY, ABANDON = "away", "abandon"
+#: Deadlines in a row a connected player lets pass before the seat is marked away.
+MISSES_AWAY = 3
 #: Not a deadline: the time by which a decision's clock starts even if the player's page has
 #: not reported that it finished showing what came before (fair time: nobody's clock runs while
 #: their page still animates, and nobody can hold a clock back for ever).
@@ -125,6 +133,8 @@ class RoomContext:
     #: Told each chat entry of a game as it is said (scale-out mode keeps the last ones in
     #: Redis, so a process that takes the game over shows them).
     chat_said: Callable[[str, dict[str, Any]], None] | None = None
+    #: Told the id of a game that ended without a finish (abandoned): the server forgets it.
+    dropped: Callable[[str], None] | None = None
 
 
 @dataclass(eq=False)
@@ -139,8 +149,12 @@ class Seat:
     #: the seat and a token of its own; then the code only says that the seat is taken.
     invite_hash: str | None = None
     ready: bool = False
+    #: Away: the game plays the seat's decisions (each after ``away_seconds``) until its player
+    #: is back; ``auto_reason`` says why: "away" (no connection for ``grace_seconds``) or
+    #: "idle" (let MISSES_AWAY deadlines pass in a row while connected).
     auto: bool = False
-    auto_reason: str | None = None  # "away" (no connection) or "idle" (let a deadline pass)
+    auto_reason: str | None = None
+    missed: int = 0  # deadlines let pass in a row (a decision of its own resets it)
     away_since: float | None = None
     shown: int = 0  # the events its page has finished showing (the most of its connections)
     presets: dict[str, Any] = field(default_factory=dict)  # decision kind -> answer given ahead
@@ -241,6 +255,7 @@ class GameRoom:
         self.created = created
         self.status = status
         self.creator: str | None = None  # the address that created it (per-address limits)
+        self.rematch_of: str | None = None  # the finished game this one is the rematch of
         self.touched = time.time()  # the last join, connection or disconnection (lobby clean-up)
         self.lock = asyncio.Lock()
         self.conns: set[Connection] = set()
@@ -275,6 +290,9 @@ class GameRoom:
         self.runtime_text = "null"  # the runtime state last saved (JSON), see runtime()
         self.runtime_save: asyncio.TimerHandle | None = None  # a save of it to come
         self.slim = False  # a finished game without its events and views (see slim_down)
+        #: Since when nobody is connected to this running game: its clocks stand still and it
+        #: ends as abandoned ``abandon_seconds`` later unless somebody comes back.
+        self.paused_at: float | None = None
 
     @property
     def store(self) -> GameStore:
@@ -333,10 +351,12 @@ class GameRoom:
         return {
             "deadlines": {k: list(v) for k, v in self.deadlines.items()},
             "show_by": dict(self.show_by),
+            "paused_at": self.paused_at,
             "seats": [
                 {
                     "auto": s.auto,
                     "auto_reason": s.auto_reason,
+                    "missed": s.missed,
                     "away_since": None if s.conns else s.away_since,
                     "presets": dict(s.presets),
                     "drafts": {k: list(v) for k, v in s.drafts.items()},
@@ -358,6 +378,7 @@ class GameRoom:
                 raise ValueError(f"{len(seats)} seats saved, the game has {len(self.seats)}")
             for seat, saved in zip(self.seats, seats, strict=True):
                 seat.auto, seat.auto_reason = bool(saved["auto"]), saved["auto_reason"]
+                seat.missed = int(saved.get("missed", 0))
                 if saved["away_since"] is not None:
                     seat.away_since = float(saved["away_since"])
                 seat.presets = dict(saved["presets"])
@@ -366,6 +387,8 @@ class GameRoom:
             log.warning("game %s: saved timers not used (%s); they start again", self.id, error)
             return
         self.deadlines, self.show_by = deadlines, show_by
+        paused_at = data.get("paused_at")
+        self.paused_at = None if paused_at is None else float(paused_at)
         self.runtime_text = dumps(data)
 
     def _save_runtime(self) -> None:
@@ -478,7 +501,7 @@ class GameRoom:
         if seat is not None:
             for decision in self.pending:
                 if decision.seat == seat:
-                    deadline = self.deadlines.get(decision.id)
+                    deadline = None if self.paused_at else self.deadlines.get(decision.id)
                     pending.append(decision.data | {"deadline": deadline[0] if deadline else None})
             submitted = [
                 {"decision_id": decision_id, "choice": choice}
@@ -499,15 +522,27 @@ class GameRoom:
             pending=pending,
             submitted=submitted,
             timers=self._timers_json(),
+            # Since when nobody is connected (the game waits, its clocks stopped), or null.
+            paused_since=self.paused_at,
             outcome=self.outcome,
         )
         observation = self.views.get(seat)
         return with_raw(head, observation=observation if observation is not None else "null")
 
     def _timers_json(self) -> list[dict[str, Any]]:
+        """The running deadlines; while the game is paused only the end of the wait (the
+        other clocks stand still)."""
         kinds = {d.id: d.kind for d in self.pending}
         out = []
         for key, (at, reason, s) in sorted(self.deadlines.items(), key=lambda kv: kv[1][0]):
+            if self.paused_at is not None and reason != ABANDON:
+                continue
+            if reason == ABANDON:
+                out.append(
+                    {"seat": None, "decision_id": None, "kind": None, "deadline": at}
+                    | {"reason": ABANDON}
+                )
+                continue
             decision = None if reason == GRACE else key.removeprefix(f"{SHOW}:")
             out.append(
                 {
@@ -576,9 +611,6 @@ class GameRoom:
     def _views(self) -> list[View]:
         """The views some connection watches (their observations come with every update)."""
         return sorted({c.seat for c in self.conns if c.hello}, key=lambda v: -1 if v is None else v)
-
-    def _auto(self) -> list[int]:
-        return [s.index for s in self.seats if s.human and s.auto]
 
     async def _open_host(self) -> None:
         """Build the game in a worker from the stored actions (the store is the truth)."""
@@ -746,7 +778,9 @@ class GameRoom:
     def _play(self) -> Play:
         """How the worker goes on after a change (auto-played seats, presets, views)."""
         presets = {s.index: dict(s.presets) for s in self.seats if s.presets and not s.auto}
-        return Play(self._auto(), self._views(), self.ctx.options.slice_seconds, presets)
+        # No person's seat is answered at once, not even one that is away: its decisions wait
+        # their short clock (AWAY), so the game never runs ahead of the people watching it.
+        return Play([], self._views(), self.ctx.options.slice_seconds, presets)
 
     def _schedule_drive(self) -> None:
         """The bots have more to do: go on in a task that takes the lock slice by slice, so
@@ -1049,9 +1083,7 @@ class GameRoom:
             oldest = seat.conns.pop(0)
             oldest.send(error_message("replaced", "this seat was opened somewhere else"))
             oldest.close(CLOSE_REPLACED)
-        if seat.auto:
-            seat.auto, seat.auto_reason = False, None
-            log.info("game %s: seat %d taken back from auto-play", self.id, seat.index)
+        self._seat_back(seat)
 
     def name_like(self, name: str, seat: int | None = None) -> str:
         """The name of the seat other than ``seat`` that ``name`` clashes with, for a
@@ -1146,9 +1178,7 @@ class GameRoom:
 
     def _back(self, conn: Connection, msg: ClientMessage) -> None:
         seat = self._own_seat(conn)
-        if seat.auto:
-            seat.auto, seat.auto_reason = False, None
-            log.info("game %s: seat %d is back from auto-play", self.id, seat.index)
+        self._seat_back(seat)
         conn.send(message("ack", ref=msg.ref, **{"for": "back"}))
         self._reschedule()
         self._broadcast()
@@ -1225,13 +1255,10 @@ class GameRoom:
         if "choice" not in msg.data:
             raise ProtocolError("bad_message", "'decide' needs a 'choice'")
         decision = self._pending_for(conn, decision_id)
-        if seat.auto:
-            raise ProtocolError(
-                "auto_play", "the game plays this seat for you; send 'back' to take it back"
-            )
 
         def acknowledge() -> None:  # saved before it is acknowledged
             seat.drafts.pop(decision.id, None)
+            self._seat_back(seat)  # an answer of its own: the player is here
             conn.send(message("ack", ref=msg.ref, decision_id=decision.id, **{"for": "decide"}))
 
         await self._change(
@@ -1393,43 +1420,91 @@ class GameRoom:
         return min(self.ctx.options.show_seconds, wait)
 
     def _reschedule(self) -> None:
-        """Work out every deadline (keeping those already running) and arm one timer task."""
+        """Work out every deadline (keeping those already running) and arm one timer task.
+        A running game with people's seats but no person connected is paused: its clocks
+        stand still until somebody comes back (only the abandon deadline runs)."""
         if self.closed:  # its clocks are the next owner's now: neither run nor save them
             return
         now = time.time()
-        old = self.deadlines
-        new: dict[str, tuple[float, str, int]] = {}
-        if self.status == RUNNING:
-            settings = self.settings
-            for d in self.pending:
-                seat = self.seats[d.seat]
-                if not seat.human or seat.auto:
-                    continue
-                length, reason = self._clock(d)
-                kept = old.get(d.id)  # a running deadline stays, unless its kind changed
-                if kept is not None and kept[1] == reason:
-                    new[d.id] = kept
-                    continue
-                if length <= 0:
-                    continue
-                start = self._clock_start(d, seat, now)
-                if start is None:
-                    new[f"{SHOW}:{d.id}"] = (self.show_by[d.id], SHOW, d.seat)
-                else:
-                    new[d.id] = (start + length, reason, d.seat)
-            for seat in self.seats:
-                if seat.human and not seat.auto and not seat.conns:
-                    away = seat.away_since if seat.away_since is not None else now
-                    new[f"grace:{seat.index}"] = (away + settings.grace_seconds, GRACE, seat.index)
+        if self._nobody_here():
+            new = self._pause(now)
+        else:
+            self._unpause(now)
+            new = self._deadlines(now) if self.status == RUNNING else {}
         self.deadlines = new
         self._save_runtime()
         current = asyncio.current_task()
         if self.timer_task is not None and self.timer_task is not current:
             self.timer_task.cancel()
         self.timer_task = None
-        if new:
-            first = min(entry[0] for entry in new.values())
-            self.timer_task = asyncio.get_running_loop().create_task(self._timer(first))
+        running = [
+            at for at, reason, _ in new.values() if self.paused_at is None or reason == ABANDON
+        ]
+        if running:
+            self.timer_task = asyncio.get_running_loop().create_task(self._timer(min(running)))
+
+    def _nobody_here(self) -> bool:
+        """Whether this is a running game of people none of whom is connected (a game of
+        bots only never waits for anyone)."""
+        people = [s for s in self.seats if s.human]
+        return self.status == RUNNING and bool(people) and not any(s.conns for s in people)
+
+    def _pause(self, now: float) -> dict[str, tuple[float, str, int]]:
+        """The deadlines of a paused game: the others kept as they stood (they move on by
+        the pause's length when it ends), and the end of the wait."""
+        if self.paused_at is None:
+            self.paused_at = now
+            log.info("game %s: nobody is connected; paused", self.id)
+        new = {k: v for k, v in self.deadlines.items() if v[1] != ABANDON}
+        new[ABANDON] = (self.paused_at + self.ctx.options.abandon_seconds, ABANDON, -1)
+        return new
+
+    def _unpause(self, now: float) -> None:
+        """Somebody is back: every clock goes on from where it stood when the pause began."""
+        if self.paused_at is None:
+            return
+        shift = now - self.paused_at
+        self.paused_at = None
+        self.deadlines = {
+            k: (at + shift, reason, seat)
+            for k, (at, reason, seat) in self.deadlines.items()
+            if reason != ABANDON
+        }
+        self.show_by = {k: at + shift for k, at in self.show_by.items()}
+        for seat in self.seats:
+            if seat.away_since is not None and not seat.conns:
+                seat.away_since += shift
+        log.info("game %s: somebody is back after %.0f s; the clocks go on", self.id, shift)
+
+    def _deadlines(self, now: float) -> dict[str, tuple[float, str, int]]:
+        """The deadlines of a running game nobody paused: each person's pending decision has
+        its clock (a seat that is away: ``away_seconds``), each absent seat its grace period."""
+        old = self.deadlines
+        new: dict[str, tuple[float, str, int]] = {}
+        settings = self.settings
+        for d in self.pending:
+            seat = self.seats[d.seat]
+            if not seat.human:
+                continue
+            length, reason = self._clock(d)
+            if seat.auto:  # away: the game plays it, at a pace people can follow
+                length, reason = self.ctx.options.away_seconds, AWAY
+            kept = old.get(d.id)  # a running deadline stays, unless its kind changed
+            if kept is not None and kept[1] == reason:
+                new[d.id] = kept
+                continue
+            if length <= 0:
+                continue
+            start = now if seat.auto else self._clock_start(d, seat, now)
+            if start is None:
+                new[f"{SHOW}:{d.id}"] = (self.show_by[d.id], SHOW, d.seat)
+            else:
+                new[d.id] = (start + length, reason, d.seat)
+        for seat in self.seats:
+            if seat.human and not seat.auto and not seat.conns:
+                away = seat.away_since if seat.away_since is not None else now
+                new[f"grace:{seat.index}"] = (away + settings.grace_seconds, GRACE, seat.index)
+        return new
 
     async def _timer(self, at: float) -> None:
         await asyncio.sleep(max(0.0, at - time.time()))
@@ -1443,35 +1518,78 @@ class GameRoom:
                 self._reschedule()
 
     async def _expire(self) -> None:
-        """Deadlines passed: absent seats go to auto-play; expired decisions get their
-        fallback, and a seat that let a deadline other than the game's own clock pass is
-        auto-played until its player takes it back."""
+        """Deadlines passed. A paused game waited long enough: it is abandoned. Otherwise a
+        seat without a connection past its grace period is away; each expired decision gets
+        its default (that decision only: the next one has its whole clock again), and a
+        connected seat that let MISSES_AWAY deadlines pass in a row is marked away too."""
         now = time.time() + 0.002
+        if self.paused_at is not None:
+            if self.deadlines.get(ABANDON, (now + 1,))[0] <= now:
+                await self._abandon()
+            else:
+                self._reschedule()
+            return
         for at, reason, index in list(self.deadlines.values()):
-            seat = self.seats[index]
-            if at > now or seat.auto or reason == SHOW:
-                continue
-            if reason == GRACE and not seat.conns:
-                seat.auto, seat.auto_reason = True, "away"
-                log.info("game %s: seat %d absent; auto-play takes over", self.id, index)
-            elif reason in (DECISION, IDLE):
-                seat.auto, seat.auto_reason = True, "idle"
-                log.info("game %s: seat %d let a deadline pass; auto-play", self.id, index)
+            if reason == GRACE and at <= now and not self.seats[index].conns:
+                self._mark_away(self.seats[index], "away")
         expired = [
             (d.id, self.seats[d.seat].drafts.get(d.id))
             for d in self.pending
             if d.id in self.deadlines and self.deadlines[d.id][0] <= now
         ]
         for decision_id, _ in expired:
-            log.info(
-                "game %s: %s expired (%s)", self.id, decision_id, self.deadlines[decision_id][1]
-            )
-        if not expired and not any(s.auto for s in self.seats if s.human):
+            _, reason, index = self.deadlines[decision_id]
+            log.info("game %s: %s expired (%s)", self.id, decision_id, reason)
+            if reason in (DECISION, IDLE):
+                self._missed(self.seats[index])
+        if not expired:
             self._after_change(False)  # only clocks that start now: nothing to play
             return
         args = (expired, self._play())
         if self.status != RUNNING or not await self._automatic("expire", *args):
             self._after_change(False)
+
+    def _missed(self, seat: Seat) -> None:
+        """The seat let a deadline pass (its default was played): after MISSES_AWAY in a row
+        it is away."""
+        seat.missed += 1
+        if seat.missed >= MISSES_AWAY:
+            self._mark_away(seat, "idle")
+
+    def _mark_away(self, seat: Seat, why: str) -> None:
+        if not seat.auto:
+            seat.auto, seat.auto_reason = True, why
+            log.info("game %s: seat %d is away (%s); the game plays it", self.id, seat.index, why)
+
+    def _seat_back(self, seat: Seat) -> None:
+        """The seat's player is back (a socket, ``back``, a decision of their own)."""
+        seat.missed = 0
+        if seat.auto:
+            seat.auto, seat.auto_reason = False, None
+            log.info("game %s: seat %d is back", self.id, seat.index)
+
+    async def _abandon(self) -> None:
+        """Nobody came back for ``abandon_seconds``: the game ends unfinished (status
+        ``abandoned``, its actions kept in the store), and the server forgets it."""
+        log.info(
+            "game %s: abandoned: nobody connected for %.0f s",
+            self.id,
+            time.time() - (self.paused_at or time.time()),
+        )
+        try:
+            await self.ctx.store.run(Store.update_game, self.id, status=ABANDONED)
+        except StoreError as error:  # tried again at the next timer
+            log.error("game %s: could not be stored as abandoned: %s", self.id, error)
+            self._retry_later()
+            return
+        self.status = ABANDONED
+        await self.close(save=False)
+        await self.ctx.pool.close(self.id)
+        for conn in list(self.conns):
+            conn.send(error_message("unknown_game", "this game was abandoned: nobody played it"))
+            conn.close(CLOSE_UNKNOWN_GAME)
+        if self.ctx.dropped is not None:
+            self.ctx.dropped(self.id)
 
     async def close(self, save: bool = True) -> None:
         """Stop the timers and tasks for good (server shutdown, or the game's lease lost:
@@ -1508,6 +1626,7 @@ class GameRoom:
 
 # Names the app module uses.
 __all__ = [
+    "ABANDONED",
     "BROKEN",
     "CLOSED",
     "FINISHED",

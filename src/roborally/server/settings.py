@@ -128,7 +128,14 @@ class ServerOptions:
     command line sets the common ones (``roborally serve --help``)."""
 
     # Timers (seconds). A game may choose its own within [min_seconds, max_seconds].
-    grace_seconds: float = 30.0  # a seat without a connection this long is auto-played
+    grace_seconds: float = 30.0  # a seat without a connection this long is away (auto-played)
+    #: A seat that is away (no connection past grace_seconds, or 3 deadlines missed in a row)
+    #: has this long for each decision before the game plays its default: never faster than
+    #: a person could follow.
+    away_seconds: float = 5.0
+    #: A running game with nobody connected is paused (its clocks stop); it ends as abandoned
+    #: after this long unless somebody comes back.
+    abandon_seconds: float = 2 * 3600.0
     show_seconds: float = 60.0  # the longest a clock waits for a page to finish its animation
     decision_seconds: float = 60.0  # deadline of a decision other than programming
     program_seconds: float = 300.0  # deadline of programming when the game has no timer

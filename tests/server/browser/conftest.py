@@ -133,6 +133,9 @@ class ServerProcess:
             "decision_seconds": 60.0,
             # Deadlines down to 2 s, so a test sees one pass (auto-play) without waiting long.
             "min_seconds": MIN_SECONDS,
+            # A seat that is away is played a decision a second (5 s by default: a person's
+            # pace; tests need not watch it).
+            "away_seconds": 1.0,
             # Every test creates games from 127.0.0.1: no per-address limit in the way (a test
             # of the limits starts its own server with them).
             "games_per_minute": 10_000,

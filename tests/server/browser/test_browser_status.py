@@ -211,3 +211,49 @@ def test_two_robots_waiting_on_one_reboot_token_do_not_overlap(
     expect(info).to_contain_text("Robot 2: Blue")
     expect(info).to_contain_text("Rebooting")
     shots(page, "reboot-token-desktop")
+
+
+def test_the_statuses_follow_the_newest_state_while_a_round_plays(
+    live_server: ServerProcess, contexts: Contexts, ui: Any
+) -> None:
+    """Ada locks in; Bo does not, and the sand timer runs out on him: the game fills in his
+    program, plays the last round and is over at once, while Ada's page still animates the
+    round. Meanwhile the panels and the tray already say that nobody is deciding: neither
+    "programming" for Bo nor "Waiting for Bo" (the board follows the animation)."""
+    game = live_server.create(
+        edition="classic",
+        course="cl-first-shift",
+        seats=[{"kind": "human", "name": "Ada"}, {"kind": "human", "name": "Bo"}],
+        timer_seconds=3,
+        max_rounds=1,
+        seed=6,
+    )
+    page = contexts.page()
+    with SteadyPlayer(live_server, game, 1, delay=60):  # ready, then never in time
+        page.goto(live_server.seat_url(game, 0, speed=1))
+        start, program = page.get_by_test_id("start-game"), page.get_by_test_id("program")
+        expect(start.or_(program).first).to_be_visible()
+        if start.is_visible():
+            start.click()
+        expect(program).to_be_visible(timeout=20_000)
+        expect(page.get_by_test_id("status-1")).to_have_text("programming")
+        ui.program_first_cards(page, 5)
+        page.click("[data-testid=submit-program]")
+        expect(page.get_by_test_id("waiting")).to_have_text(re.compile("^Waiting for Bo"))
+        # The game is over (its newest state) while the round's registers still play.
+        seen = page.wait_for_function(
+            """() => {
+                const game = window.rrGame, app = document.getElementById('app');
+                if (!app.classList.contains('animating') || game.latest.status !== 'finished') {
+                    return false;
+                }
+                const text = (id) => {
+                    const el = document.querySelector(`[data-testid=${id}]`);
+                    return el && el.offsetParent !== null ? el.textContent : null;
+                };
+                return { shown: game.state.status, bo: text('status-1'), waiting: text('waiting') };
+            }""",
+            timeout=30_000,
+        ).json_value()
+    assert seen["shown"] == "running", seen  # the animation lags behind the game
+    assert seen["bo"] != "programming" and seen["waiting"] is None, seen
