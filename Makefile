@@ -5,7 +5,7 @@ PY ?= python3
 UV := $(shell command -v uv >/dev/null 2>&1 && echo uv || echo $(PY) -m uv)
 RUN := $(UV) run --frozen
 
-.PHONY: setup system-deps play play-headless load redteam scale test lint typecheck pytest hosting-check bench soak gallery clean
+.PHONY: setup system-deps play play-lan play-headless load redteam scale test lint typecheck pytest hosting-check bench soak gallery clean
 
 # Debian packages the tests need: Chromium for the browser tests, cairo for PNG rendering,
 # nginx and Caddy for the reverse-proxy tests (tests/server/test_proxy.py runs its own copies
@@ -53,6 +53,12 @@ setup:
 # The game server with its lobby page; open the printed URL (Ctrl-C stops it).
 play: setup
 	$(RUN) roborally serve --host 127.0.0.1 --port 8000 --data .roborally-data
+
+# The same server for phones and friends on your network (the tabletop mode's QR codes): it
+# listens on every interface and prints the address they open (links use it too); it says so
+# when this machine has no network address. Anyone on the network can reach it: docs/hosting.md.
+play-lan: setup
+	$(RUN) roborally serve --host 0.0.0.0 --port 8000 --data .roborally-data
 
 # A headless game between bots, printed round by round.
 play-headless: setup

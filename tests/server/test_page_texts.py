@@ -40,6 +40,7 @@ ALLOWED = {
     ("util.js", "th"),
     ("decisions.js", "use nothing"),  # an option's value (its text: decision.word.use_nothing)
     ("fair.js", "roborally verify "),  # a command to type (a template: its fixed text)
+    ("table.js", "roborally serve --host 0.0.0.0 --port "),  # a command to type, as above
     ("keys.js", "input, textarea, select, [contenteditable=true]"),  # CSS selectors
     ("keys.js", "button, a, summary, [role=button]"),
     ("keys.js", "Enter, Space"),  # key caps, as printed on keyboards

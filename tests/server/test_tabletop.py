@@ -1,12 +1,16 @@
 """The tabletop mode's seat codes (``roborally.server.tabletop``): the QR code of a seat's
 invite link, given only for the seat's current invite while nobody holds the seat, never
-cached; and a new invite made with the host token for a seat nobody holds."""
+cached, and saying who can open its link (``X-Link-Reach``); and a new invite made with the host
+token for a seat nobody holds."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from starlette.testclient import TestClient
 
-from roborally.server.tabletop import qr_svg
+from roborally.server.tabletop import LOOPBACK, NETWORK, NO_LAN, is_loopback, link_reach, qr_svg
 
 from .conftest import connect, create, hello
 from .qrcodes import decode_svg
@@ -93,3 +97,66 @@ def test_each_seat_code_reads_back_as_its_join_link(extras: TestClient) -> None:
         assert len(set(read)) == 3 and all(
             f"#invite={s['invite']}" in u for s, u in zip(game["seats"], read, strict=True)
         )
+
+
+def seat_code(client: TestClient, game: dict[str, Any], origin: str) -> tuple[str, str]:
+    """(the link in seat 0's code, read back from the picture; its X-Link-Reach) as a shared
+    screen opened at ``origin`` gets them."""
+    url = f"{origin}/api/games/{game['game_id']}/seats/0/qr"
+    answer = client.post(url, json={"invite": game["seats"][0]["invite"]})
+    assert answer.status_code == 200, answer.text
+    [link] = decode_svg(answer.text)
+    assert link.endswith(f"/?game={game['game_id']}#invite={game['seats'][0]['invite']}")
+    return link, answer.headers["x-link-reach"]
+
+
+def test_a_code_says_whether_phones_can_open_its_link(
+    extras: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make play`` (loopback only): a loopback link, which no phone opens; ``make play-lan``
+    (every interface): the machine's network address, even on a screen opened at 127.0.0.1,
+    unless the machine has none; ``--public-url`` beats both."""
+    import roborally.server.app as app_module
+
+    lan: list[str | None] = ["192.168.1.5"]
+    monkeypatch.setattr(app_module, "lan_address", lambda: lan[0])
+    with extras as client:
+        server = client.app.state.server  # type: ignore[attr-defined]
+        game = create(client, **TABLE)
+        link, reach = seat_code(client, game, "http://127.0.0.1:8000")
+        assert link.startswith("http://127.0.0.1:8000/") and reach == LOOPBACK
+        server.listen_host, server.listen_port = "127.0.0.1", 8000
+        assert seat_code(client, game, "http://localhost:8000")[1] == LOOPBACK
+        # Opened at the network address: the links are the others' already.
+        assert seat_code(client, game, "http://192.168.1.5:8000")[1] == NETWORK
+        server.listen_host = "0.0.0.0"
+        link, reach = seat_code(client, game, "http://127.0.0.1:8000")
+        assert link.startswith("http://192.168.1.5:8000/") and reach == NETWORK
+        lan[0] = None  # no Wi-Fi, no cable: the links fall back to the loopback
+        link, reach = seat_code(client, game, "http://127.0.0.1:8000")
+        assert link.startswith("http://127.0.0.1:8000/") and reach == NO_LAN
+        server.options.public_url = "https://rally.example.org/"
+        link, reach = seat_code(client, game, "http://127.0.0.1:8000")
+        assert link.startswith("https://rally.example.org/") and reach == NETWORK
+
+
+@pytest.mark.parametrize(
+    ("base", "loopback"),
+    [
+        ("http://127.0.0.1:8000", True),
+        ("http://127.8.9.10", True),
+        ("http://localhost:8000", True),
+        ("http://LOCALHOST", True),
+        ("http://game.localhost:8000", True),
+        ("http://[::1]:8000", True),
+        ("http://0.0.0.0:8000", True),  # no phone reaches "every interface" either
+        ("http://192.168.1.5:8000", False),
+        ("http://[fd00::5]:8000", False),
+        ("https://rally.example.org", False),
+        ("http://my-laptop.local:8000", False),
+    ],
+)
+def test_loopback_links_are_told_apart_from_the_others(base: str, loopback: bool) -> None:
+    assert is_loopback(base) is loopback
+    assert link_reach(base, listening_wide=False) == (LOOPBACK if loopback else NETWORK)
+    assert link_reach(base, listening_wide=True) == (NO_LAN if loopback else NETWORK)

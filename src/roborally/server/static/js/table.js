@@ -11,16 +11,23 @@
 // phone that went away comes back from its own browser, not from this screen. A seat nobody
 // took keeps a code (during the game too); a new one is made with the host token when the old
 // one is no longer valid, and a rematch's table makes its codes that way.
+//
+// The server also says who can open the links in the codes (X-Link-Reach): a link to this
+// machine's loopback (a server started with `make play`) opens on no phone, so the screen then
+// says how to start the server for the network instead of showing codes that fail silently.
 
 import { api } from "./api.js";
 import { GameScreen } from "./game.js";
 import { t } from "./i18n.js";
-import { h, seatColour, store, tableUrl, toast, SEAT_INK } from "./util.js";
+import { fill, h, seatColour, store, tableUrl, toast, SEAT_INK } from "./util.js";
 
 const TAKEN = "taken"; // what code() gives for a seat somebody holds already
+const NETWORK = "network"; // X-Link-Reach of links other machines open (tabletop.py)
+const NO_LAN = "no-lan"; // ... of loopback links from a server on the network: no address
 
-/** The QR code of a seat's invite link as a picture (an object URL); null if the server will
- * not draw it for this code (a code made anew since, a seat taken, no QR library). */
+/** The QR code of a seat's invite link: { url, reach }, the picture as an object URL and who
+ * can open the link (the server's X-Link-Reach); null if the server will not draw it for this
+ * code (a code made anew since, a seat taken, no QR library). */
 async function seatCode(gameId, seat, invite) {
   const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/seats/${seat}/qr`, {
     method: "POST",
@@ -29,15 +36,17 @@ async function seatCode(gameId, seat, invite) {
     cache: "no-store",
   });
   if (!response.ok) return null;
+  const reach = response.headers.get("X-Link-Reach") || NETWORK; // none: nothing to warn of
   const text = await response.text();
-  return URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+  return { url: URL.createObjectURL(new Blob([text], { type: "image/svg+xml" })), reach };
 }
 
 export class TableScreen extends GameScreen {
   constructor(root, { gameId }) {
     super(root, { gameId, token: null }); // a spectator: no seat, no hand
     this.created = store.get("created." + gameId, null);
-    this.codes = new Map(); // seat -> Promise of an object URL (or null)
+    this.codes = new Map(); // seat -> Promise of a seatCode() answer (or null, or TAKEN)
+    this.linkReach = null; // who can open the codes' links, once a code came
   }
 
   build() {
@@ -91,8 +100,8 @@ export class TableScreen extends GameScreen {
   /** A seat's QR code: of the invite this screen holds, or of a new one the host token makes. */
   async drawCode(seat) {
     const held = this.inviteOf(seat);
-    const url = held ? await seatCode(this.gameId, seat, held) : null;
-    if (url) return url;
+    const drawn = held ? await seatCode(this.gameId, seat, held) : null;
+    if (drawn) return drawn;
     const made = await api.invite(this.gameId, seat, this.hostToken);
     const codes = store.get("invites." + this.gameId, {}) || {};
     codes[seat] = made.invite;
@@ -123,10 +132,12 @@ export class TableScreen extends GameScreen {
     if (!live.taken) {
       const img = h("img.table-qr", { alt: t("table.code_alt", { seat: live.seat + 1, name: live.name }), "data-testid": "table-qr-" + live.seat });
       const frame = h("div.table-qr-box", null, img);
-      this.code(live).then((url) => {
-        if (url === TAKEN) frame.replaceChildren(h("p.hint", null, t("table.phone_gone")));
-        else if (url) img.src = url;
-        else frame.replaceChildren(h("p.hint", null, t("table.no_code")));
+      this.code(live).then((drawn) => {
+        if (drawn === TAKEN) frame.replaceChildren(h("p.hint", null, t("table.phone_gone")));
+        else if (drawn) {
+          img.src = drawn.url;
+          this.noteReach(drawn.reach);
+        } else frame.replaceChildren(h("p.hint", null, t("table.no_code")));
       });
       card.append(frame);
     } else {
@@ -145,6 +156,7 @@ export class TableScreen extends GameScreen {
       return parts;
     }
     parts.push(h("p.table-lead", null, t("table.lead")));
+    if (seats.some((s) => !s.taken)) parts.push(this.linkWarning());
     const grid = h("div.table-seats", { "data-testid": "table-seats", "data-count": String(seats.length) });
     for (const seat of seats) grid.append(this.seatCard(seat, false));
     parts.push(grid);
@@ -175,6 +187,7 @@ export class TableScreen extends GameScreen {
     const parts = [this.trayHead(t("table.title"), obs ? t("table.round", { round: obs.round }) : "")];
     if (gone.length) {
       parts.push(h("p.hint", null, t("table.rejoin")));
+      if (gone.some((s) => !s.taken)) parts.push(this.linkWarning(true));
       const grid = h("div.table-seats.small", { "data-testid": "table-seats" });
       for (const seat of gone) grid.append(this.seatCard(seat, true));
       parts.push(grid);
@@ -183,6 +196,45 @@ export class TableScreen extends GameScreen {
     }
     parts.push(h("div.program-actions", null, this.fullscreenButton()));
     return parts;
+  }
+
+  /** The place of the warning that no phone can open the codes' links: filled once a code
+   * came and the server said so (empty and hidden until then, and for network links).
+   * ``compact`` (the narrow tray during the game): the title and the first command only. */
+  linkWarning(compact = false) {
+    const box = h("div.table-warning" + (compact ? ".compact" : ""), { "data-testid": "table-link-warning", role: "status" });
+    this.fillLinkWarning(box);
+    return box;
+  }
+
+  /** What the server said about a code's link: the warnings on the screen follow it. */
+  noteReach(reach) {
+    if (reach === this.linkReach) return;
+    this.linkReach = reach;
+    this.tray.querySelectorAll("[data-testid=table-link-warning]").forEach((box) => this.fillLinkWarning(box));
+  }
+
+  fillLinkWarning(box) {
+    const reach = this.linkReach;
+    box.hidden = !reach || reach === NETWORK;
+    box.dataset.reach = reach || "";
+    if (box.hidden) {
+      box.replaceChildren();
+      return;
+    }
+    // The commands stay as typed (not translated); the port is the one this page came to.
+    const port = location.port || (location.protocol === "https:" ? "443" : "80");
+    const serve = `roborally serve --host 0.0.0.0 --port ${port}`;
+    const fixes = reach === NO_LAN
+      ? [[null, `${serve} --public-url http://ADDRESS:${port}`]]
+      : [[t("table.link_make"), "make play-lan"], [t("table.link_serve"), serve]];
+    const compact = box.classList.contains("compact");
+    fill(box,
+      h("strong.table-warning-title", null, t("table.link_title")),
+      compact ? null : h("p", null, t(reach === NO_LAN ? "table.link_no_lan" : "table.link_loopback")),
+      h("ul.table-fixes", null, (compact ? fixes.slice(0, 1) : fixes).map(([label, command]) =>
+        h("li", null, label ? h("span", null, label + " ") : null, h("code", { "data-testid": "table-fix" }, command)))),
+    );
   }
 
   fullscreenButton() {
