@@ -217,7 +217,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         log.write(event, sys.stdout, indent="")
     outcome = game.outcome()
     names = game.config.players
-    print(result_text(outcome, names, args.lang) if outcome else text(args.lang, "cli.unfinished"))
+    edition = game.config.edition
+    ended = result_text(outcome, names, args.lang, edition) if outcome else None
+    print(ended or text(args.lang, "cli.unfinished"))
     print(text(args.lang, "cli.digest", digest=game.digest()))
     return 0
 

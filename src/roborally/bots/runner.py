@@ -115,7 +115,7 @@ def play_game(
                     _round_summary(game, event.round, out, lang)
     outcome = game.outcome()
     assert outcome is not None
-    result = result_text(outcome, names, lang)
+    result = result_text(outcome, names, lang, edition)
     out.write(text(lang, "cli.result", count=game.state.round, result=result) + "\n")
     view = game.observation(None)
     for rank, seat in enumerate(outcome.standings, start=1):
@@ -165,9 +165,12 @@ class EventLog:
             out.write(f"{indent}{line}\n")
 
 
-def result_text(outcome: Outcome, names: tuple[str, ...], lang: str = "en") -> str:
-    """Who won and why, as :meth:`Outcome.result_text` says it in English."""
-    why = text(lang, f"cli.termination.{outcome.termination.value}")
+def result_text(
+    outcome: Outcome, names: tuple[str, ...], lang: str = "en", edition: str = "2023"
+) -> str:
+    """Who won and why, as :meth:`Outcome.result_text` says it in English, in the words of
+    ``edition`` (a classic race is to flags)."""
+    why = EventWords(lang, edition, names).termination(outcome.termination.value)
     if outcome.winner is not None:
         return text(lang, "cli.wins", name=names[outcome.winner], termination=why)
     return text(lang, "cli.no_winner", termination=why)

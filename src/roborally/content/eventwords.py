@@ -3,7 +3,10 @@
 The sentences are the ``log.*`` texts of the translation files, the ones the web page's log
 (``static/js/words.js``) shows, chosen the same way: one sentence per event, or none for
 bookkeeping events (cards drawn, a card resolved, a board element's step, a shot, the end of a
-round). A robot is named in the nominative; a cause that names a card shows its title.
+round). A robot is named in the nominative; a cause that names a card shows its title. A classic
+game is told in the classic rulebooks' words (power down, flags, damage tokens, the archive
+marker, lives), from texts of their own: ``log.power_down.*`` and ``KEY.classic`` beside the
+2023 ``KEY`` where only the words differ.
 
 >>> from roborally.engine.core.events import Event, EventKind
 >>> from roborally.engine.core.geometry import Pos
@@ -38,6 +41,8 @@ _UPGRADE_VERBS = {
     "uninstalled": "uninstalled",
     "install undone": "install_undone",
 }
+#: Causes of a classic power down that the sentence says itself (any other is named).
+_PLAIN_POWER_DOWN = {"announced", "powered down", "shut down"}
 #: Events the log leaves out (the page's log does too).
 _SILENT = {
     EventKind.CARDS_DRAWN,
@@ -271,7 +276,18 @@ class EventWords:
         return self.t("log.programmed", who=who)
 
     def _shut_down(self, e: Event, who: str, card: str, cause: str) -> str:
+        if self.classic:
+            return self._power_down(e, who, cause)
         return self.t("log.shut_down", who=who)
+
+    def _power_down(self, e: Event, who: str, cause: str) -> str:
+        """A classic power down (7.2-7.5; 1994: 7.7): announced for the next round (no
+        ``amount``), begun now with the damage removed (``amount``: how much), or kept for
+        the next round. Any other cause (an option card) is named."""
+        if cause == "stays powered down":
+            return self.t("log.power_down.stays", who=who)
+        key = "log.power_down.announced" if e.amount is None else "log.power_down.now"
+        return self.with_cause(self.t(key, who=who), "" if cause in _PLAIN_POWER_DOWN else cause)
 
     def _register_started(self, e: Event, who: str, card: str, cause: str) -> str:
         return self.t("log.register", register=e.register)
@@ -289,6 +305,8 @@ class EventWords:
     def _card_revealed(self, e: Event, who: str, card: str, cause: str) -> str:
         if cause in ("haywire", "spam filter", "lucky booster"):
             return self.t(f"log.revealed.{slug(cause)}", who=who, card=card)
+        if cause == "locked register filled":  # classic 6.3: the top card, face up
+            return self.t("log.revealed.locked_register", who=who, card=card, register=e.amount)
         return self.with_cause(self.t("log.revealed", who=who, card=card), cause)
 
     def _card_replaced(self, e: Event, who: str, card: str, cause: str) -> str:
@@ -346,7 +364,9 @@ class EventWords:
         )
 
     def _damaged(self, e: Event, who: str, card: str, cause: str) -> str:
-        if e.secret and not e.card:
+        if self.classic and not card:  # classic damage is tokens, counted (6.2)
+            sentence = self.t("log.damaged.classic", who=who, count=e.amount or 1)
+        elif e.secret and not e.card:
             sentence = self.t("log.damaged.hidden", who=who)
         elif card:
             sentence = self.t("log.damaged.card", who=who, card=card)
@@ -396,7 +416,34 @@ class EventWords:
         return self.t("log.priority_passed", who=who)
 
     def _game_won(self, e: Event, who: str, card: str, cause: str) -> str:
+        if cause == "place":  # classic play for places: a finisher's place
+            return self.t("log.game_won.place", who=who, place=e.amount)
+        if cause == "shared":  # classic shared ties: a finisher beside the winner
+            return self.t("log.game_won.shared", who=who)
         return self.t("log.game_won", who=who)
 
     def _game_ended(self, e: Event, who: str, card: str, cause: str) -> str:
-        return self.with_cause(self.t("log.game_ended"), (e.cause or "").replace("_", " "))
+        end = (e.cause or "").replace("_", " ")
+        if not end:
+            return self.t("log.game_ended")
+        return self.t("log.with_cause", text=self.t("log.game_ended"), cause=self.end_word(end))
+
+    def end_word(self, end: str) -> str:
+        """Why the game ended, as a cause: in the classic editions the race is to flags
+        (``log.cause.KEY.classic`` where the words differ)."""
+        key = f"log.cause.{slug(end)}.classic"
+        return self.t(key) if self.classic and self.has(key) else self.cause_word(end)
+
+    def termination(self, termination: str) -> str:
+        """How a game ended (an :class:`~roborally.engine.game.Outcome`'s termination) in
+        the words of the command line's result, the edition's own where they differ.
+
+        >>> EventWords("en", "classic", ()).termination("checkpoints")
+        'flags'
+        >>> EventWords("en", "2023", ()).termination("checkpoints")
+        'checkpoints'
+        """
+        key = f"cli.termination.{termination}"
+        if self.classic and self.has(key + ".classic"):
+            key += ".classic"
+        return self.t(key)

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from roborally.content.i18n import LANGUAGES, strings
 
-from .conftest import Contexts, ServerProcess
+from .conftest import Contexts, ServerProcess, start_game
 
 #: The page's own texts (the other namespaces belong to content, the log, the rules help and
 #: the tutorial, translated on their own).
@@ -241,3 +241,60 @@ def test_card_titles_fit_in_a_wider_typeface(
         "() => getComputedStyle(document.querySelector('.card .card-name')).fontFamily"
     ).startswith("monospace")
     assert_card_titles_fit(page, "pl")
+
+
+def test_a_finished_english_game_shows_the_default_seat_names_in_the_page_language(
+    live_server: ServerProcess, contexts: Contexts, ui: Any
+) -> None:
+    """The server names the seats nobody named by colour, in English ("Red" for seat 1,
+    "Green" for seat 3): a Polish page shows those in Polish in the result window, the finished
+    tray, the replay and the lobby's finished games; a name a player chose stays as it is, a
+    colour's name too ("Yellow" on seat 2, whose own colour is blue)."""
+    game = live_server.create(
+        seats=[
+            {"kind": "human"},
+            {"kind": "bot", "bot": "random", "name": "Yellow"},
+            {"kind": "bot", "bot": "random"},
+        ],
+        variants=["lighter"],
+        max_rounds=1,
+        seed=2,
+    )
+    names = [seat["name"] for seat in game["seats"]]
+    assert names == ["Red", "Yellow", "Green"], names
+    english = re.compile(r"\b(Red|Green)\b")
+    page = contexts.page()
+    page.goto(live_server.seat_url(game, 0, lang="pl", speed=0))
+    start_game(page)
+    ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=60)
+    standings = page.get_by_test_id("standings")
+    for name in ("Czerwony", "Yellow", "Zielony"):
+        expect(standings).to_contain_text(name)
+    assert not english.search(page.get_by_test_id("result").inner_text())
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("result-line")).to_be_visible()
+    for testid in ("result-line", "players"):
+        assert not english.search(page.get_by_test_id(testid).inner_text()), testid
+
+    page.goto(f"{live_server.base}/?replay={game['game_id']}&lang=pl")
+    players = page.get_by_test_id("players")
+    for name in ("Czerwony", "Yellow", "Zielony"):
+        expect(players).to_contain_text(name)
+    assert not english.search(page.get_by_test_id("replay").inner_text())
+
+    page.goto(f"{live_server.base}/?lang=pl")
+    row = page.locator(f'[data-testid=finished-games] [data-game="{game["game_id"]}"]')
+    chips = row.locator(".seat-chip")
+    expect(chips).to_have_count(3)
+    titles = [chips.nth(i).get_attribute("title") or "" for i in range(3)]
+    assert titles[0] == "Czerwony" and "Yellow" in titles[1] and "Zielony" in titles[2], titles
+    assert not english.search(row.inner_text())
+    # A finished game's result words from the list ("Red wins (checkpoints)"), with its seats.
+    won = page.evaluate(
+        """async () => {
+            const { prettyResult } = await import('/js/game.js');
+            const seats = [{ seat: 0, name: 'Red' }, { seat: 1, name: 'Yellow' }];
+            return ['Red', 'Yellow'].map((n) => prettyResult(`${n} wins (checkpoints)`, seats));
+        }"""
+    )
+    assert won[0].startswith("Czerwony wygrywa") and won[1].startswith("Yellow wygrywa"), won

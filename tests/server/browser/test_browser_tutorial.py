@@ -16,7 +16,7 @@ from playwright.sync_api import Locator, Page, Route, expect
 
 from roborally.content.i18n import text
 
-from .conftest import Contexts, ServerProcess
+from .conftest import Contexts, ServerProcess, start_game
 
 #: Every step of the coach, in order ("over" once the race is finished).
 STEPS = [
@@ -277,3 +277,44 @@ def test_on_a_phone_the_guide_leaves_the_cards_free_to_tap(
     page.goto(live_server.base + "/")
     page.locator("[data-testid=your-seats]").get_by_role("link", name="Continue").tap()
     step_is(page, "lockin")
+
+
+def test_the_guide_waits_for_the_game_and_points_at_a_free_start_space(
+    live_server: ServerProcess, contexts: Contexts
+) -> None:
+    """The Beginner bot picks first and takes start space 5, the one right below checkpoint 1:
+    the tip names the nearest free one instead, lit on the board. An upgrade bought in the
+    upgrade phase does not end it: the guide stays on the phase until the cards are dealt."""
+    game = live_server.create(
+        seats=[{"kind": "human", "name": "Pip"}, {"kind": "bot", "bot": "beginner"}],
+        first_player=1,
+        seed=1,
+        decision_seconds=600,
+        program_seconds=600,
+    )
+    page = contexts.page()
+    page.goto(live_server.seat_url(game, 0, speed=0, tutorial=1))
+    step_is(page, "welcome")
+    page.get_by_test_id("coach-next").click()
+    start_game(page)
+    step_is(page, "start")
+    choices = page.locator("[data-kind=start_space] [data-testid=choice]")
+    free = [json.loads(choices.nth(i).get_attribute("data-value") or "") for i in range(5)]
+    assert 5 not in free and 4 in free, free  # the bot holds 5
+    coach = page.get_by_test_id("coach")
+    expect(coach).to_contain_text(text("en", "tutorial.start.hint", space=4))
+    mark = page.locator('.mark-layer .choice[data-value="4"]')
+    expect(mark).to_have_class(re.compile("coach-focus"))
+    mark.click()
+
+    step_is(page, "upgrade")
+    phase = page.locator("[data-testid=decision][data-kind=upgrade_phase]")
+    phase.locator("[data-testid=choice][data-value^='\"install ']").first.click()
+    # The phase goes on (the install can be taken back): the guide stays with it.
+    expect(phase.locator("[data-testid=choice][data-value^='\"undo install ']")).to_be_visible()
+    page.evaluate("window.rrCoach.tick()")
+    expect(coach).to_have_attribute("data-step", "upgrade")
+    expect(page.get_by_test_id("coach-next")).to_be_hidden()
+    phase.locator("[data-testid=choice][data-value='\"done\"']").click()
+    step_is(page, "hand")
+    expect(page.get_by_test_id("hand")).to_have_class(re.compile("coach-focus"))

@@ -137,9 +137,10 @@ const DIRECTION_KEYS = { N: "a11y.facing_n", E: "a11y.facing_e", S: "a11y.facing
 /** The board's robots in words (the SVG's description). */
 export function robotsText(board) {
   const lines = [];
+  const away = String(board.opts.edition || "").startsWith("classic") ? "a11y.robot_destroyed" : "a11y.robot_rebooting";
   for (const r of [...board.robots.values()].sort((a, b) => a.seat - b.seat)) {
     if (!r.shown || !r.pos) continue;
-    lines.push(t(r.ghost ? "a11y.robot_rebooting" : "a11y.robot_at", {
+    lines.push(t(r.ghost ? away : "a11y.robot_at", {
       name: r.name, number: r.seat + 1, shape: t("a11y.shape_" + seatOf(r.seat).shape),
       column: r.pos[0] + 1, row: r.pos[1] + 1, facing: t(DIRECTION_KEYS[r.facing] || "a11y.facing_n"),
     }));

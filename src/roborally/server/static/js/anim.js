@@ -1,6 +1,7 @@
 // Plays the engine's events on the board, one step at a time, at an adjustable speed.
 
 import { cardTitle } from "./cards.js";
+import { t } from "./i18n.js";
 import { seatColour } from "./util.js";
 
 const UNIT_MS = 330; // one "beat" at speed 1
@@ -174,13 +175,17 @@ export class Animator {
         break;
       case "register_started":
         if (ms > 0) {
-          b.showBanner(`Register ${e.register}`, ms * 2);
+          b.showBanner(t("game.register_n", { n: e.register }), ms * 2);
           await new Promise((r) => setTimeout(r, ms));
         }
         break;
       case "game_won":
         if (ms > 0) {
-          b.showBanner((this.hooks.name ? this.hooks.name(e.seat) : "") + " wins!", ms * 2);
+          const who = this.hooks.name ? this.hooks.name(e.seat) : "";
+          // The log's own sentence (classic: a finisher's place, or a share of the win).
+          const cause = String(e.cause || "");
+          const key = cause === "place" ? "log.game_won.place" : cause === "shared" ? "log.game_won.shared" : "log.game_won";
+          b.showBanner(t(key, { who, place: e.amount }), ms * 2);
           await b.flash(e.seat, seatColour(e.seat), ms);
         }
         break;

@@ -8,6 +8,7 @@ import { h, s, DIRS, DIR_WORDS, seatColour, SEAT_INK } from "./util.js";
 import { Viewport } from "./viewport.js";
 
 const ANGLE = { N: 0, E: 90, S: 180, W: 270 };
+const PHONE_GAPS = 20; // px between a phone's board and its tray, and under the tray (style.css)
 
 // Where robots sharing a space stand, in cells from its centre (by how many share it).
 const SPREAD = [
@@ -106,8 +107,16 @@ export class BoardView {
     window.addEventListener("resize", () => this.fit());
   }
 
-  /** Size the picture to the space it has: the whole area on wide screens, 60% of a phone;
-   * zoomed in (viewport.js), all of that room, showing a part of the course. */
+  /** While programming on a phone: leave ``px`` (the tray's height) below the board, so that
+   * the whole editor, "Lock in" included, is on the screen without scrolling (fit). */
+  leaveRoom(px) {
+    this.below = px;
+    this.fit();
+  }
+
+  /** Size the picture to the space it has: the whole area on wide screens, 60% of a phone
+   * (while programming: 42% or less, see leaveRoom); zoomed in (viewport.js), all of that
+   * room, showing a part of the course. */
   fit() {
     const area = this.el.parentElement;
     if (!area || !this.svg) return;
@@ -118,8 +127,13 @@ export class BoardView {
     const width = area.clientWidth;
     const phone = window.innerWidth <= 900;
     const top = area.getBoundingClientRect().top + window.scrollY;
-    const share = document.body.classList.contains("compact-board") ? 0.42 : 0.6;
-    const height = phone ? window.innerHeight * share : Math.max(200, window.innerHeight - top - 14);
+    const compact = document.body.classList.contains("compact-board");
+    let height = phone ? window.innerHeight * (compact ? 0.42 : 0.6) : Math.max(200, window.innerHeight - top - 14);
+    if (phone && compact && this.below) {
+      // The room the tray leaves (and the gaps around it), never below 28% of the screen.
+      const room = window.innerHeight - top - this.below - PHONE_GAPS;
+      height = Math.max(window.innerHeight * 0.28, Math.min(height, room));
+    }
     let w = width;
     let hgt = w / this.aspect;
     if (hgt > height) {
@@ -223,10 +237,12 @@ export class BoardView {
       s("rect", { x: -8 * k, y: -9 * k, width: 16 * k, height: 5 * k, rx: 2.5 * k, fill: "#14161a", opacity: 0.75 }),
       s("path", { class: "robot-nose", d: `M0 ${-24 * k} L${-8 * k} ${-13 * k} L${8 * k} ${-13 * k} Z`, fill: "#fff", stroke: "#14161a", "stroke-width": 1.6 * k, "stroke-linejoin": "round" }),
     );
-    // The seat number on the seat's shape (js/seats.js): a second cue beside the colour.
+    // The seat number on the seat's shape (js/seats.js): a second cue beside the colour. The
+    // badge is in the seat's colour too (as the panels' chips): zoomed out on a phone it grows
+    // over the whole robot (viewport.js), and a white badge would hide which robot it is.
     const label = s("g", { class: "robot-label", transform: `translate(0 ${4 * k})` },
-      shapeSvg(seat, 10.5 * k, { fill: "#fff", stroke: "#14161a", "stroke-width": 1.4 * k, "stroke-linejoin": "round" }),
-      s("text", { x: 0, y: (shapeCentre(seat) * 10.5 + 4.3) * k, "text-anchor": "middle", "font-size": 12 * k, "font-weight": 800, fill: "#14161a", "font-family": "system-ui, sans-serif" }, String(seat + 1)),
+      shapeSvg(seat, 10.5 * k, { fill: colour, stroke: "#14161a", "stroke-width": 1.4 * k, "stroke-linejoin": "round" }),
+      s("text", { x: 0, y: (shapeCentre(seat) * 10.5 + 4.3) * k, "text-anchor": "middle", "font-size": 12 * k, "font-weight": 800, fill: SEAT_INK[seat % SEAT_INK.length], "font-family": "system-ui, sans-serif" }, String(seat + 1)),
     );
     const ring = s("circle", { class: "robot-ring", r: 22 * k, fill: "none", stroke: colour, "stroke-width": 3 * k, opacity: 0 });
     const title = s("title", {}, name || t("common.robot_n", { n: seat + 1 }));
@@ -305,7 +321,9 @@ export class BoardView {
     r.shown = true;
     r.ghost = ghost;
     r.g.classList.toggle("ghost", ghost);
-    r.title.textContent = ghost ? t("game.board.rebooting", { name: r.name }) : r.name;
+    // A classic robot off the board was destroyed; it comes back on its archive marker.
+    const away = String(this.opts.edition || "").startsWith("classic") ? "game.board.destroyed" : "game.board.rebooting";
+    r.title.textContent = ghost ? t(away, { name: r.name }) : r.name;
     this._apply(r);
     this._spread();
   }

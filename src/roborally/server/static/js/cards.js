@@ -142,6 +142,23 @@ export function cardTypeLine(name) {
   return t("card.kind.programming");
 }
 
+/**
+ * A locked register of the player's own program, as the tray shows it: the card (null: a card
+ * back), its words and the lock's. A classic register is locked by damage and keeps its card,
+ * face up (classic 6.3: it plays again every round until repaired); a 2023 register is locked
+ * by a face-down Haywire, which only its owner sees. ``reg``: the register in the owner's view.
+ */
+export function lockedCard(reg, classic) {
+  if (classic) {
+    const card = reg && Array.isArray(reg.cards) && reg.cards.length ? reg.cards[reg.cards.length - 1] : null;
+    const title = card ? t("program.locked_damage_card", { card: cardTitle(card) }) : t("program.locked_register");
+    return { card, title, lock: t("program.locked_damage") };
+  }
+  const hw = reg && typeof reg.facedown_haywire === "string" ? reg.facedown_haywire : null;
+  const title = hw ? t("program.locked_card", { card: cardTitle(hw) }) : t("program.locked_register");
+  return { card: hw, title, lock: t("program.locked_haywire") };
+}
+
 /** A smaller type for a card title whose longest word would not fit the card's face (the
  * titles of some languages run longer than the English ones). A first guess by letter count:
  * fitTitles corrects it once the card is on the page. */

@@ -11,10 +11,10 @@ import { refusalText } from "./errors.js";
 import { chosenSeedWarning, commitmentNote, rememberCommitment, revealBox, seenCommitment } from "./fair.js";
 import { GameSocket } from "./net.js";
 import { playerPanels, registersRow } from "./panels.js";
-import { ProgramEditor } from "./program.js";
+import { answeredByBox, ProgramEditor } from "./program.js";
 import { PathPreview } from "./preview.js";
 import { copyText, fill, h, inviteUrl, keepSeatToken, linked, numParam, store, toast } from "./util.js";
-import { seatChip, seatDot } from "./seats.js";
+import { seatChip, seatDot, seatName } from "./seats.js";
 import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
 import { variantInfo } from "./variants.js";
@@ -28,6 +28,11 @@ const STAGES = {
   setup: "setup", place: "setup", competitive: "setup", round_start: "round_start",
   upgrade: "upgrade", draw: "programming", program: "programming", shutdown: "programming",
   reveal: "activation", turns: "activation", board: "activation", end_round: "round_end",
+  // the classic editions' stages (docs/rules-classic.md)
+  emergency: "round_start", power_down: "round_start", deal: "programming", recompile: "programming",
+  first_card: "programming", announce: "programming", move: "activation", elements: "activation",
+  lasers: "activation", touch: "activation", cleanup: "round_end", store: "round_end",
+  stay_down: "round_end", reenter: "round_end",
 };
 const stageName = (stage) => (STAGES[stage] ? t("game.stage." + STAGES[stage]) : stage.replace(/_/g, " "));
 
@@ -103,7 +108,9 @@ export class GameScreen {
     this.titleEl = h("span.gtitle", null, "RoboRally");
     this.timerEl = h("span.timer", { hidden: true, "data-testid": "timer", role: "timer" });
     this.connEl = h("span.conn", { title: t("game.conn.title") });
-    this.skipBtn = h("button.skip", { type: "button", "data-testid": "skip", onclick: () => this.anim && this.anim.skip() }, icon("skip"), t("game.skip"));
+    // Its word goes on a phone (style.css), where the bar's room is the phase's: the title stays.
+    this.skipBtn = h("button.skip", { type: "button", "data-testid": "skip", title: t("game.skip"), "aria-label": t("game.skip"), onclick: () => this.anim && this.anim.skip() },
+      icon("skip"), h("span.skip-text", null, t("game.skip")));
     const speed = speedControl(this.speed, (v) => {
       this.speed = v;
       store.set("speed", v);
@@ -114,10 +121,19 @@ export class GameScreen {
     this.autoBanner = h("div.auto-banner", { hidden: true, "data-testid": "auto-banner", role: "alert" },
       h("span", null, t("game.auto_banner")), this.backBtn);
     // This seat is open in another tab or on another device too: its holder may close those.
+    // Nobody is at the table: the game waits for its players (its clocks stand still).
+    this.pausedBanner = h("div.auto-banner.paused-banner", { hidden: true, "data-testid": "paused-banner", role: "status" },
+      t("game.paused"));
     this.devicesText = h("span", { "data-testid": "devices-text" });
     this.devicesBanner = h("div.auto-banner.devices-banner", { hidden: true, "data-testid": "devices-banner", role: "status" },
       this.devicesText, h("button.small", { type: "button", "data-testid": "close-others", onclick: () => this.closeOthers() }, t("game.close_others")));
-    const top = h("header.topbar", null,
+    // On a phone the bar keeps to one row: the rarer controls (rules, sound, language and the
+    // tools a11y.js adds) fold into this menu there (style.css); a wide screen shows them all.
+    this.menuBtn = h("button.icon.top-menu", {
+      type: "button", "data-testid": "top-menu", "aria-expanded": "false",
+      title: t("game.more_controls"), "aria-label": t("game.more_controls"), onclick: () => this.toggleMenu(),
+    }, "⋯");
+    const top = this.topbar = h("header.topbar.folds", null,
       h("a.brand", { href: "/", title: t("game.to_lobby") }, h("span.logo", { "aria-hidden": "true" }, "◆"), h("span.brand-text", null, "RoboRally")),
       h("div.gameinfo", null, this.titleEl, this.phaseEl),
       this.timerEl,
@@ -125,8 +141,12 @@ export class GameScreen {
       this.rulesEl = rulesLink("2023", "", t("game.rules"), { "data-testid": "rules", title: t("game.rules_title") }),
       this.notifyBtn = h("button.icon.notify-toggle", { type: "button", "data-testid": "notify-toggle", onclick: () => this.toggleNotify() }),
       languageSwitcher(),
+      this.menuBtn,
       this.connEl,
     );
+    document.addEventListener("pointerdown", (e) => {
+      if (!top.contains(e.target)) this.toggleMenu(false); // a tap elsewhere closes the menu
+    });
     this.boardArea = h("section.board-area", { "aria-label": t("game.board") }, h("p.loading", null, t("game.loading_board")));
     this.tray = h("section.tray", { "aria-label": t("game.controls"), "data-testid": "tray" });
     this.playersEl = h("div.players-box");
@@ -140,8 +160,14 @@ export class GameScreen {
     this.chat = new ChatPanel({ send: (type, fields) => this.sock.send(type, fields), gameId: this.gameId });
     this.side.insertBefore(this.chat.el, this.playersEl.nextSibling);
     this.renderNotify();
-    fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner, this.devicesBanner), this.main));
+    fill(this.root, h("div.game-screen", null, top, h("div.banners", null, this.banner, this.autoBanner, this.devicesBanner, this.pausedBanner), this.main));
     document.body.classList.add("in-game");
+  }
+
+  /** Open or close the top bar's menu (a phone's folded controls). */
+  toggleMenu(open = !this.topbar.classList.contains("menu-open")) {
+    this.topbar.classList.toggle("menu-open", open);
+    this.menuBtn.setAttribute("aria-expanded", String(open));
   }
 
   start() {
@@ -427,7 +453,13 @@ export class GameScreen {
     this.lastStateEvents = msg.event_count;
     this.renderAuto(msg);
     this.renderDevices(msg);
+    this.pausedBanner.hidden = !(msg.paused_since && msg.status === "running");
     this.tick();
+    if (this.state) {
+      // Who is still deciding: from this state at once, not after the animation before it.
+      this.renderPlayers();
+      this.renderWaiting();
+    }
     if (this.anim) {
       this.anim.enqueue({
         fn: async () => {
@@ -514,7 +546,7 @@ export class GameScreen {
   name(seat) {
     const st = this.state || this.latest;
     const s = st && st.seats && st.seats.find((x) => x.seat === seat);
-    return s ? s.name : t("common.robot_n", { n: seat + 1 });
+    return s ? seatName(seat, s.name) : t("common.robot_n", { n: seat + 1 });
   }
 
   // ---------------------------------------------------------------- events
@@ -528,7 +560,7 @@ export class GameScreen {
     if (e.kind === "register_started") {
       this.currentRegister = e.register;
       if (!instant) {
-        this.phaseEl.textContent = `${t("game.round_n", { n: e.round })} · ${t("game.register_n", { n: e.register })}`;
+        showPhase(this.phaseEl, `${t("game.round_n", { n: e.round })} · ${t("game.register_n", { n: e.register })}`);
         this.root.querySelectorAll(".mini-slot.current").forEach((x) => x.classList.remove("current"));
         this.root.querySelectorAll(`.mini-registers .mini-slot:nth-child(${e.register})`).forEach((x) => x.classList.add("current"));
       }
@@ -592,7 +624,7 @@ export class GameScreen {
   applyState(st) {
     this.state = st;
     const obs = st.observation;
-    if (obs && this.board) this.board.setPlayers(obs.players, Object.fromEntries(st.seats.map((s) => [s.seat, s.name])));
+    if (obs && this.board) this.board.setPlayers(obs.players, Object.fromEntries(st.seats.map((s) => [s.seat, seatName(s.seat, s.name)])));
     if (obs && this.board) this.board.ready.then(() => this.board.showBlocked(obs.round < 1 ? obs.blocked_starts || [] : []));
     if (this.board && this.seat !== null && this.seat !== undefined) this.board.setMine(this.seat);
     if (this.preview) this.preview.redraw(); // the rebooting robot turned the chosen way
@@ -646,22 +678,26 @@ export class GameScreen {
       text = obs.round ? `${t("game.round_n", { n: obs.round })} · ${stage}` : stage;
       if (obs.register && STAGES[obs.stage] === "activation") text += ` · ${t("game.register_n", { n: obs.register })}`;
     } else text = st.status;
-    this.phaseEl.textContent = text;
+    showPhase(this.phaseEl, text);
   }
 
   renderPlayers() {
     const st = this.state;
     const obs = st.observation;
+    // Who is deciding what follows the newest state: the board and the panels' figures follow
+    // the animation, which can lag behind (a round still playing after the time ran out).
+    const newest = this.latest || st;
     fill(this.playersEl, playerPanels({
       obs,
-      seats: st.seats,
+      newest: newest.observation,
+      seats: newest.seats,
       me: this.seat,
       hostSeat: this.hostSeat(),
       live: this.live,
       checkpoints: this.welcome ? this.welcome.board.checkpoints.length : 0,
-      timers: st.timers,
+      timers: newest.timers,
       now: () => this.now(),
-      waiting: this.waitingSet(st),
+      waiting: this.waitingSet(newest),
       currentRegister: obs && STAGES[obs.stage] === "activation" ? obs.register : 0,
       botTitle: (id) => botTitle(this.options, id),
     }));
@@ -693,6 +729,11 @@ export class GameScreen {
     if (document.body.classList.contains("compact-board") !== compact) {
       document.body.classList.toggle("compact-board", compact);
       if (this.board) this.board.fit();
+    }
+    if (compact && this.board && this.roomFor !== this.editor) {
+      // Sized once per program: a board that grew as the hand empties would move the cards.
+      this.roomFor = this.editor;
+      this.board.leaveRoom(this.tray.offsetHeight);
     }
   }
 
@@ -740,7 +781,7 @@ export class GameScreen {
         h("button.primary", { type: "button", "data-testid": "back-tray", onclick: () => this.comeBack() }, t("game.back"))));
       return;
     }
-    if (decision && (decision.kind === "shutdown" || decision.kind === "power_down") && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
+    if (decision && answeredByBox(decision) && this.plan && this.plan.round === (obs && obs.round) && !this.plan.done) {
       // Answered with the program ("Shut down" box): no extra question.
       this.plan.done = true;
       this.decisionId = decision.id;
@@ -758,13 +799,15 @@ export class GameScreen {
         this.editorRound = obs && obs.round;
         this.editor = new ProgramEditor(decision, own, {
           storageKey: `rr.draft.${this.gameId}.${decision.id}`,
+          rules: { edition: this.edition, variants: (this.welcome && this.welcome.settings.variants) || [] },
           onChange: (program) => {
             this.sendDraft(decision.id, program);
             if (this.preview) this.preview.update(program);
           },
           onSubmit: (program) => {
             if (this.preview) this.preview.stop();
-            this.plan = { round: obs && obs.round, shutdown: this.editor && this.editor.shutdown };
+            // The box answers the question that follows (none when it was not offered).
+            this.plan = this.editor && this.editor.box === "offer" ? { round: obs && obs.round, shutdown: this.editor.shutdown } : null;
             this.decide(decision, program);
           },
         });
@@ -841,7 +884,6 @@ export class GameScreen {
 
   waitingTray(st, own) {
     const obs = st.observation;
-    const waiting = obs ? obs.waiting_for.filter((s) => s !== this.seat).map((s) => this.name(s)) : [];
     const submitted = (st.submitted || []).find((a) => Array.isArray(a.choice));
     const parts = [];
     let title = t("game.watching_robots");
@@ -855,8 +897,21 @@ export class GameScreen {
       title = (own.registers || []).some((r) => r.count > 0) ? t("game.your_program") : t("game.your_robot");
       parts.push(registersRow(own, active ? obs.register : 0));
     }
-    if (waiting.length) parts.push(h("p.waiting", { "data-testid": "waiting" }, t("game.waiting_for", { names: waiting.join(", ") })));
-    return [this.trayHead(title), ...parts];
+    this.waitingEl = h("p.waiting", { "data-testid": "waiting" });
+    this.renderWaiting();
+    return [this.trayHead(title), ...parts, this.waitingEl];
+  }
+
+  /** "Waiting for Bo": the other seats the newest state waits for (the tray may be drawn from
+   * an older one while its events are animated). */
+  renderWaiting() {
+    const el = this.waitingEl;
+    const st = this.latest || this.state;
+    if (!el || !st) return;
+    const obs = st.observation;
+    const names = obs ? obs.waiting_for.filter((s) => s !== this.seat).map((s) => this.name(s)) : [];
+    el.hidden = !names.length;
+    el.textContent = names.length ? t("game.waiting_for", { names: names.join(", ") }) : "";
   }
 
   /** The fairness line, the host's seed warning: for the waiting room and the game info. */
@@ -923,7 +978,7 @@ export class GameScreen {
     const o = st.outcome || {};
     return [
       this.trayHead(t("game.over")),
-      h("p.result-line", { "data-testid": "result-line" }, (st.outcome ? prettyResult(o) : "") || t("game.over_line")),
+      h("p.result-line", { "data-testid": "result-line" }, (st.outcome ? prettyResult(o, [], this.edition) : "") || t("game.over_line")),
       this.revealSlot(),
       h("div.program-actions", null,
         h("button.ghost", { type: "button", onclick: () => this.showResult(o, true) }, t("game.show_result")),
@@ -937,7 +992,7 @@ export class GameScreen {
     const isHost = this.welcome && this.welcome.host;
     const parts = [this.trayHead(t("game.waiting_room"))];
     const humans = st.seats.filter((s) => s.kind === "human");
-    const missing = humans.filter((s) => !s.taken || !s.connected || !s.ready).map((s) => s.name);
+    const missing = humans.filter((s) => !s.taken || !s.connected || !s.ready).map((s) => seatName(s.seat, s.name));
     if (mine) {
       // A name being typed survives the waiting room being drawn again (someone joined).
       const typed = this.nameDraft !== undefined && this.nameDraft !== mine.name ? this.nameDraft : mine.name;
@@ -1008,7 +1063,7 @@ export class GameScreen {
 
   /** One seat's invite row for the host: its link and a button for a new one, or "joined". */
   inviteRow(seat, origin) {
-    const label = `${t("lobby.seat_n", { n: seat.seat + 1 })} · ${seat.name}`;
+    const label = `${t("lobby.seat_n", { n: seat.seat + 1 })} · ${seatName(seat.seat, seat.name)}`;
     if (seat.taken) return linkRow(label, null, `invite-${seat.seat}`, true);
     const code = this.inviteCode(seat.seat);
     const renew = h("button.ghost.small", {
@@ -1146,8 +1201,8 @@ export class GameScreen {
     const modal = h("div.modal-back", { onclick: (e) => e.target === modal && close() },
       h("div.modal.result", { role: "dialog", "aria-modal": "true", "aria-label": t("lobby.result"), "data-testid": "result" },
         h("div.trophy", null, icon(won ? "trophy" : "flag")),
-        h("h2", null, me ? t("game.you_win") : won ? t("game.winner", { name: outcome.winner_name }) : t("game.race_over")),
-        h("p.result-text", null, prettyResult(outcome)),
+        h("h2", null, me ? t("game.you_win") : won ? t("game.winner", { name: seatName(outcome.winner, outcome.winner_name) }) : t("game.race_over")),
+        h("p.result-text", null, prettyResult(outcome, [], this.edition)),
         list,
         this.revealSlot(),
         h("div.modal-actions", null,
@@ -1160,22 +1215,39 @@ export class GameScreen {
   }
 }
 
+/** Put a phase line ("Round 1 · Register 2") in ``el``, each part in a span of its own: a
+ * phone's narrow top bar wraps the line between the parts, never inside one (style.css). */
+function showPhase(el, text) {
+  const parts = String(text).split(" · ");
+  el.replaceChildren(...parts.flatMap((part, i) => [i ? " · " : "", h("span.phase-part", null, part)]));
+}
+
 /** The game-over sentence in the page's language: from an outcome's ``termination``,
  * ``winner`` and ``winner_name`` when it has them, else from the English ``result`` words
- * ("Red wins (checkpoints)", as a finished game of the lobby's list has them). */
-export function prettyResult(outcome) {
-  const how = (end) => (hasText("game.end." + end) ? t("game.end." + end) : end.replace(/_/g, " "));
+ * ("Red wins (checkpoints)", as a finished game of the lobby's list has them, with its
+ * ``seats``: the winner's seat, for a colour name in the page's language), in the words of
+ * the game's ``edition``: the classic ones race to flags ("game.end.KEY.classic"). */
+export function prettyResult(outcome, seats = [], edition = "2023") {
+  const classic = String(edition || "").startsWith("classic");
+  const how = (end) => {
+    const key = "game.end." + end;
+    if (classic && hasText(key + ".classic")) return t(key + ".classic");
+    return hasText(key) ? t(key) : end.replace(/_/g, " ");
+  };
   if (outcome && typeof outcome === "object") {
     if (outcome.termination) {
       const won = outcome.winner !== null && outcome.winner !== undefined;
-      return won ? t("game.result_win", { name: outcome.winner_name ?? t("common.robot_n", { n: outcome.winner + 1 }), how: how(outcome.termination) })
+      return won ? t("game.result_win", { name: seatName(outcome.winner, outcome.winner_name) ?? t("common.robot_n", { n: outcome.winner + 1 }), how: how(outcome.termination) })
         : t("game.result_none", { how: how(outcome.termination) });
     }
-    return prettyResult(outcome.result);
+    return prettyResult(outcome.result, seats, edition);
   }
   const raw = String(outcome || "");
   let m = /^(.*) wins \((\w+)\)$/.exec(raw);
-  if (m) return t("game.result_win", { name: m[1], how: how(m[2]) });
+  if (m) {
+    const winner = (seats || []).find((s) => s.name === m[1]);
+    return t("game.result_win", { name: winner ? seatName(winner.seat, m[1]) : m[1], how: how(m[2]) });
+  }
   m = /^no winner \((\w+)\)$/.exec(raw);
   if (m) return t("game.result_none", { how: how(m[1]) });
   return raw.replace(/_/g, " ");

@@ -9,13 +9,11 @@ import { rulesLink } from "./spaceinfo.js";
 import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
 import { hasText, language, languageSwitcher, t, titleOf } from "./i18n.js";
-import { seatChip } from "./seats.js";
+import { colourName, seatChip, seatName } from "./seats.js";
 import { fill, h, seatUrl, store, tableUrl, toast } from "./util.js";
 
-// The names the server gives seats nobody named (in seat order), in English; the page shows
-// them in its language (common.colour.*) and, in another language than English, sends those.
-const COLOUR_IDS = ["red", "blue", "green", "yellow", "purple", "orange", "white", "black"];
-const colourName = (i) => (COLOUR_IDS[i] ? t("common.colour." + COLOUR_IDS[i]) : t("common.robot_n", { n: i + 1 }));
+// The server names seats nobody named by colour, in English; the page shows those names in its
+// language (seats.js colourName) and, in another language than English, sends those.
 const capital = (text) => String(text).replace(/^./, (c) => c.toUpperCase());
 /** A word the server sends as an id ("starter", "short"): its text, or the id itself. */
 const named = (prefix, id) => (hasText(prefix + id) ? t(prefix + id) : capital(String(id).replace(/_/g, " ")));
@@ -369,7 +367,7 @@ export class Lobby {
               h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(m.game)}` }, t("lobby.replay"))]
             : h("a.button.ghost.small", { href: seatUrl(m.game, m.token) }, t("lobby.continue"))))))) : null,
       finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, t("lobby.finished")),
-        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, t("lobby.replay"))], prettyResult(g.result))))) : null,
+        h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, t("lobby.replay"))], prettyResult(g.result, g.seats, g.edition))))) : null,
     );
   }
 
@@ -433,7 +431,7 @@ function editionTitle(e) {
 }
 
 function gameRow(g, title, rules, actions, note) {
-  const seats = (g.seats || []).map((s) => seatChip(s.seat, { cls: "tiny", title: s.kind === "bot" ? t("lobby.bot_seat", { name: s.name }) : s.name, style: { opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 }, content: s.kind === "bot" ? icon("bot") : String(s.seat + 1) }));
+  const seats = (g.seats || []).map((s) => seatChip(s.seat, { cls: "tiny", title: s.kind === "bot" ? t("lobby.bot_seat", { name: seatName(s.seat, s.name) }) : seatName(s.seat, s.name), style: { opacity: s.kind === "human" && s.taken === false ? 0.35 : 1 }, content: s.kind === "bot" ? icon("bot") : String(s.seat + 1) }));
   const variants = (g.variants || []).filter((v) => v !== "speed");
   // A seed the host chose is shown before anyone joins: whoever knows it can work out every hand.
   const chosen = g.seed !== null && g.seed !== undefined && g.status !== "finished";

@@ -4,12 +4,13 @@ import { cardEl, cardIcon, cardText, cardTitle } from "./cards.js";
 import { icon } from "./icons.js";
 import { t } from "./i18n.js";
 import { h, ordinal } from "./util.js";
-import { seatChip } from "./seats.js";
+import { seatChip, seatName } from "./seats.js";
 
 /**
  * ctx: {obs (observation or null), seats (state.seats), me (seat or null), hostSeat,
  *       live: {seat: {damage, energy, checkpoint}}, checkpoints (total), timers, now(),
- *       waiting: Set of seats the game waits for, currentRegister}
+ *       waiting: Set of seats the game waits for, currentRegister,
+ *       newest: the newest state's observation (statuses follow it; default obs)}
  */
 export function playerPanels(ctx) {
   const list = h("ul.players", { "aria-label": t("lobby.players"), "data-testid": "players" });
@@ -32,7 +33,7 @@ export function playerPanels(ctx) {
       const left = Math.max(0, Math.ceil(grace.deadline - ctx.now()));
       badges.push(h("span.badge.warn", { title: t("panel.grace_title") }, t("panel.grace", { left })));
     }
-    const head = h("div.player-head", null, chip, h("span.pname", null, seat.name), ...badges);
+    const head = h("div.player-head", null, chip, h("span.pname", null, seatName(seat.seat, seat.name)), ...badges);
     li.append(head);
     if (!p) {
       // Lobby: who is here and ready.
@@ -45,7 +46,7 @@ export function playerPanels(ctx) {
     const damage = live.damage || 0;
     const rank = order.indexOf(seat.seat);
     const stats = h("div.stats", null,
-      stat("⚑", `${p.checkpoint}/${ctx.checkpoints || "?"}`, t("panel.stat.checkpoints"), "checkpoints"),
+      stat("⚑", `${p.checkpoint}/${ctx.checkpoints || "?"}`, t(classic ? "panel.stat.flags" : "panel.stat.checkpoints"), "checkpoints"),
       classic ? null : stat("⚡", p.energy, t("panel.stat.energy"), "energy"),
       classic
         ? stat("✸", classic.damage, t("panel.stat.damage_tokens"), "damage")
@@ -60,7 +61,8 @@ export function playerPanels(ctx) {
     else if (classic && classic.destroyed) flags.push(h("span.flag.bad", null, t("panel.destroyed")));
     if (classic && classic.announced) flags.push(h("span.flag.wait", null, t("panel.powering_down")));
     if (p.shutdown) flags.push(h("span.flag.bad", null, classic ? t("panel.powered_down") : t("panel.shut_down")));
-    if (!p.on_board && p.reentry) flags.push(h("span.flag.bad", null, t("panel.rebooting")));
+    // A destroyed classic robot waits for its archive marker: "destroyed" says it.
+    if (!classic && !p.on_board && p.reentry) flags.push(h("span.flag.bad", null, t("panel.rebooting")));
     const status = statusOf(seat, p, ctx);
     if (status) flags.push(h("span.flag.status." + status.cls, { "data-testid": "status-" + seat.seat, title: status.title || "" }, status.text));
     if (flags.length) head.append(h("span.flags", null, flags));
@@ -80,7 +82,9 @@ export function playerPanels(ctx) {
   return list;
 }
 
-/** What a player is doing, in plain words: programming, locked in, offline, played for them. */
+/** What a player is doing, in plain words: programming, locked in, offline, played for them.
+ * From the newest state (ctx.newest) when there is one: the rest of the panel may still show
+ * an earlier one while its events are animated. */
 function statusOf(seat, p, ctx) {
   if (seat.auto) {
     const idle = seat.auto_reason === "idle";
@@ -90,9 +94,11 @@ function statusOf(seat, p, ctx) {
     };
   }
   if (seat.kind === "human" && seat.taken && !seat.connected) return { text: t("panel.status.offline"), cls: "bad" };
-  if (!ctx.obs || ctx.obs.over) return null;
+  const obs = ctx.newest || ctx.obs;
+  if (!obs || obs.over) return null;
+  p = obs.players.find((x) => x.seat === seat.seat) || p;
   const waiting = ctx.waiting && ctx.waiting.has(seat.seat);
-  if (ctx.obs.stage === "program") {
+  if (obs.stage === "program") {
     // The engine sets ``programmed`` once every program is in; until then a seat the game no
     // longer waits for has locked in.
     if (waiting) return { text: t("panel.status.programming"), cls: "wait" };
@@ -105,16 +111,20 @@ function stat(icon, value, title, name) {
   return h("span.stat", { title, "data-stat": name }, h("span.sicon", { "aria-hidden": "true" }, icon), h("span.sval", null, String(value)));
 }
 
-/** Five small register slots: revealed cards, face-down cards, locked registers. */
+/** Five small register slots: revealed cards, face-down cards, locked registers. A classic
+ * register locked by damage keeps its card face up for everyone to see (classic 6.3). */
 export function registersRow(p, current) {
   const row = h("div.mini-registers");
+  const classic = !!p.classic;
   (p.registers || []).forEach((reg, i) => {
-    const box = h("div.mini-slot", { title: t("game.register_n", { n: i + 1 }) });
+    const card = Array.isArray(reg.cards) && reg.cards.length ? reg.cards[reg.cards.length - 1] : null;
+    const title = slotTitle(i + 1, card, classic && reg.locked);
+    const box = h("div.mini-slot", { title });
 
     if (current === i + 1) box.classList.add("current");
     if (reg.locked || reg.facedown_haywire) box.classList.add("locked");
-    if (Array.isArray(reg.cards) && reg.cards.length) {
-      box.append(cardEl(reg.cards[reg.cards.length - 1], { small: true }));
+    if (card) {
+      box.append(cardEl(card, { small: true, title: classic && reg.locked ? title : undefined }));
       if (!reg.revealed) box.classList.add("hidden-card");
     } else if (reg.count > 0) {
       box.append(cardEl(null, { small: true }));
@@ -124,4 +134,11 @@ export function registersRow(p, current) {
     row.append(box);
   });
   return row;
+}
+
+/** A register slot's words: its number, and for a register locked by damage (classic) that it
+ * is, with the card that stays in it. */
+function slotTitle(n, card, lockedByDamage) {
+  if (!lockedByDamage) return t("game.register_n", { n });
+  return card ? t("panel.register_locked_card", { n, card: cardTitle(card) }) : t("panel.register_locked", { n });
 }

@@ -2,7 +2,8 @@
 // else moves it (the server's "preview" message runs the engine's own rules for your robot
 // alone), drawn as a faint path with a numbered ghost robot per register; and, when your robot
 // is off the board, the facing it comes back with (the "preset" message answers the question
-// the game will ask in register 1).
+// the game will ask in register 1). A fall is said in the edition's words: a 2023 robot reboots,
+// a classic one is destroyed and comes back on its archive marker (preview.*.classic).
 
 import { t } from "./i18n.js";
 import { h, s, DIRS, DIR_ARROWS, DIR_WORDS } from "./util.js";
@@ -20,13 +21,14 @@ const SPOTS = [
 ];
 const SCALE = [0, 0.8, 0.56, 0.5, 0.46, 0.42]; // a ghost's size, by how many share the space
 
-/** The preview's words (preview.*), read when they are shown. */
+/** The preview's words (preview.*), read when they are shown; ``fallIn(classic)`` the fall's. */
 export const PREVIEW_WORDS = Object.freeze({
   get caption() { return t("preview.caption"); },
   get short() { return t("preview.short"); },
   get unsure() { return "? " + t("preview.unsure"); },
   get unsureFacing() { return "? " + t("preview.unsure_facing"); },
-  get fall() { return "✕ " + t("preview.fall"); },
+  get fall() { return PREVIEW_WORDS.fallIn(false); },
+  fallIn: (classic) => "✕ " + t(classic ? "preview.fall.classic" : "preview.fall"),
 });
 
 export class PathPreview {
@@ -42,6 +44,7 @@ export class PathPreview {
     this.timer = null;
     this.registers = null;
     this.facing = null; // the facing chosen for the re-entry (sent as a preset)
+    this.classic = false; // a classic game: a fall destroys the robot (the words say so)
     this.panel = h("div.preview-panel", { "data-testid": "preview-panel" });
   }
 
@@ -54,6 +57,7 @@ export class PathPreview {
     this.decision = decision;
     this.own = own;
     this.rebooting = !!(own && !own.on_board && own.reentry) && edition === "2023";
+    this.classic = String(edition || "").startsWith("classic");
     this.render();
     this.redraw();
   }
@@ -157,7 +161,7 @@ export class PathPreview {
       h("span.long", null, PREVIEW_WORDS.caption), h("span.short", null, PREVIEW_WORDS.short))];
     const unsure = this.rebooting && !this.facing ? PREVIEW_WORDS.unsureFacing : PREVIEW_WORDS.unsure;
     if (regs.some((r) => !r.certain)) parts.push(h("p.preview-note", { "data-testid": "preview-unsure" }, unsure));
-    if (regs.some((r) => r.rebooted)) parts.push(h("p.preview-note.bad", { "data-testid": "preview-falls" }, PREVIEW_WORDS.fall));
+    if (regs.some((r) => r.rebooted)) parts.push(h("p.preview-note.bad", { "data-testid": "preview-falls" }, PREVIEW_WORDS.fallIn(this.classic)));
     if (this.rebooting) parts.push(this._facingBox());
     this.panel.replaceChildren(...parts);
   }
@@ -208,7 +212,7 @@ export class PathPreview {
       const [x, y] = centre(last);
       const k = c * 0.2;
       layer.append(s("g", { class: "preview-fall", "data-testid": "preview-fall", "data-register": r.register, transform: `translate(${x} ${y})` },
-        s("title", null, t("preview.fall_title", { n: r.register })),
+        s("title", null, t(this.classic ? "preview.fall_title.classic" : "preview.fall_title", { n: r.register })),
         s("circle", { r: c * 0.3 }),
         s("path", { d: `M${-k} ${-k} L${k} ${k} M${k} ${-k} L${-k} ${k}`, "stroke-width": c * 0.08 })));
     }

@@ -1,6 +1,6 @@
 // The programming tray: the hand and the five registers (tap or drag to program).
 
-import { cardEl, cardTitle } from "./cards.js";
+import { cardEl, cardTitle, lockedCard } from "./cards.js";
 import { openCard } from "./cardview.js";
 import { icon } from "./icons.js";
 import { t } from "./i18n.js";
@@ -10,11 +10,37 @@ import { afterRender } from "./keys.js";
 const REGISTERS = 5;
 const LONG_PRESS_MS = 500; // a press this long opens the card large instead of placing it
 
+/**
+ * What the box beside "Lock in" can do for this robot: "offer" (it answers the question that
+ * follows the program), "no_damage" (shown disabled, saying why) or "none" (no box).
+ * 2023: every robot is asked whether it shuts down. Classic (docs/rules-classic.md, "Power
+ * down"): after programming only a damaged robot may announce a power down (spec 7.1,
+ * A-14), any robot with the alternative rule power_down_without_damage; a robot that announced
+ * already is not asked; with emergency_shutdown, and in the 1994 rules, nothing is announced
+ * after programming (7.7: the shutdown is asked at the start of a round, on its own).
+ * own: this seat's player view; rules: {edition, variants} of the game.
+ */
+export function powerDownBox(own, rules = {}) {
+  const classic = own && own.classic;
+  if (!classic) return "offer";
+  const variants = rules.variants || [];
+  if ((rules.edition && rules.edition !== "classic") || variants.includes("emergency_shutdown")) return "none";
+  if (classic.announced) return "none";
+  return classic.damage >= 1 || variants.includes("power_down_without_damage") ? "offer" : "no_damage";
+}
+
+/** Whether ``decision`` is the question the box beside "Lock in" answers: the 2023 shutdown or
+ * the classic announcement after programming, not a re-entering or powered-down robot's. */
+export function answeredByBox(decision) {
+  if (decision.kind !== "shutdown" && decision.kind !== "power_down") return false;
+  return !decision.prompt_key || ["shutdown", "power_down"].includes(decision.prompt_key);
+}
+
 export class ProgramEditor {
   /**
    * decision: the pending "program" decision ({id, info: {hand, locked, registers}}).
-   * own: this seat's player view (for face-down Haywires in locked registers).
-   * hooks: {onChange(program), onSubmit(program), storageKey}
+   * own: this seat's player view (for the cards of locked registers).
+   * hooks: {onChange(program), onSubmit(program), storageKey, rules: {edition, variants}}
    */
   constructor(decision, own, hooks) {
     this.decision = decision;
@@ -23,7 +49,8 @@ export class ProgramEditor {
     this.count = (decision.info && decision.info.registers) || REGISTERS;
     this.locked = new Set(((decision.info && decision.info.locked) || []).map((n) => n - 1));
     this.own = own;
-    this.classic = !!(own && own.classic); // the box announces a power down instead
+    this.classic = !!(own && own.classic); // a power down to announce; registers locked by damage
+    this.box = powerDownBox(own, hooks.rules); // what the box beside "Lock in" can do
     this.slots = new Array(this.count).fill(null); // hand indexes
     this.target = null; // the register the next tapped card goes to
     this.sending = false;
@@ -194,10 +221,8 @@ export class ProgramEditor {
       slot.append(h("span.slot-no", null, String(r + 1)));
       if (this.locked.has(r)) {
         slot.classList.add("locked");
-        const reg = this.own && this.own.registers && this.own.registers[r];
-        const hw = reg && typeof reg.facedown_haywire === "string" ? reg.facedown_haywire : null;
-        slot.append(hw ? cardEl(hw, { title: t("program.locked_card", { card: cardTitle(hw) }) }) : cardEl(null, { title: t("program.locked_register") }));
-        slot.append(h("span.lock", { title: t("program.locked_haywire") }, icon("lock")));
+        const locked = lockedCard(this.own && this.own.registers && this.own.registers[r], this.classic);
+        slot.append(cardEl(locked.card, { title: locked.title }), h("span.lock", { title: locked.lock }, icon("lock")));
       } else if (this.slots[r] !== null) {
         slot.classList.add("filled");
         const card = cardEl(this.hand[this.slots[r]]);
@@ -237,23 +262,31 @@ export class ProgramEditor {
     }, this.sending ? t("program.sending") : this.complete() ? t("program.lock_in_done") : t("program.lock_in", { filled, open }));
     const clear = h("button.ghost", { type: "button", onclick: () => this.clear(), disabled: this.sending || filled === 0, "data-testid": "clear-program" }, t("program.clear"));
     const tip = this.locked.size
-      ? t("program.locked_tip", { count: this.locked.size, registers: [...this.locked].map((r) => r + 1).join(", ") })
+      ? t(this.classic ? "program.locked_tip.classic" : "program.locked_tip", { count: this.locked.size, registers: [...this.locked].map((r) => r + 1).join(", ") })
       : t("program.tip");
     this.el.replaceChildren(
       this.notice ? h("p.tray-notice", { role: "alert", "data-testid": "tray-notice" }, this.notice) : "",
       regs,
       h("p.hint", null, tip),
       hand,
-      h("div.program-actions", null,
-        h("label.check.shutdown-opt", {
-          title: this.classic ? t("program.power_down_title") : t("program.shutdown_title"),
-        },
-          h("input", { type: "checkbox", checked: this.shutdown, disabled: this.sending, "data-testid": "shutdown-toggle", onchange: (e) => (this.shutdown = e.target.checked) }),
-          this.classic ? t("program.power_down") : t("program.shutdown")),
-
-        clear, submit),
+      h("div.program-actions", null, this._shutdownBox(), clear, submit),
     );
     afterRender(this); // keyboard play (keys.js): shortcuts' numbers, the focus kept in place
+  }
+
+  /** The "Shut down" box (classic: "Power down"), or why a robot without damage has none. */
+  _shutdownBox() {
+    if (this.box === "none") return "";
+    if (this.box === "no_damage") {
+      // Ticked, it would be ignored: the game asks only damaged robots (powerDownBox).
+      return h("label.check.shutdown-opt.unavailable", { title: t("program.power_down_no_damage_title") },
+        h("input", { type: "checkbox", disabled: true, "data-testid": "shutdown-toggle" }),
+        h("span", null, t("program.power_down"),
+          h("small.shutdown-why", { "data-testid": "power-down-why" }, t("program.power_down_no_damage"))));
+    }
+    return h("label.check.shutdown-opt", { title: this.classic ? t("program.power_down_title") : t("program.shutdown_title") },
+      h("input", { type: "checkbox", checked: this.shutdown, disabled: this.sending, "data-testid": "shutdown-toggle", onchange: (e) => (this.shutdown = e.target.checked) }),
+      this.classic ? t("program.power_down") : t("program.shutdown"));
   }
 
   /** Tap to place/remove; drag (mouse, pen or finger) to a register, or back to the hand; a long

@@ -12,6 +12,7 @@ import { icon } from "./icons.js";
 import { botTitle } from "./bots.js";
 import { LogView } from "./logview.js";
 import { playerPanels } from "./panels.js";
+import { seatName } from "./seats.js";
 import { legendBox, rulesLink, SpaceIndex, SpaceInfo } from "./spaceinfo.js";
 import { languageSwitcher, t, titleOf } from "./i18n.js";
 import { fill, h, numParam, store } from "./util.js";
@@ -58,7 +59,7 @@ export class ReplayScreen {
     this.data = data;
     setCatalogue(await cardCatalogue(data.settings.edition || "2023"));
     setCardEdition(data.settings.edition);
-    this.names = Object.fromEntries(data.seats.map((s) => [s.seat, s.name]));
+    this.names = Object.fromEntries(data.seats.map((s) => [s.seat, seatName(s.seat, s.name)]));
     this.steps = replaySteps(data.events);
     let title = titleOf("course", data.settings.course);
     try {
@@ -119,7 +120,7 @@ export class ReplayScreen {
       : null;
     const tray = h("section.tray", { "data-testid": "replay" },
       h("div.tray-head", null, h("h2", null, t("lobby.replay"))),
-      h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o)),
+      h("p.result-line", { "data-testid": "replay-result" }, prettyResult(o, [], settings.edition)),
       controls,
       h("div.program-actions", null,
         h("a.button.ghost", { href: api.recordUrl(this.gameId), download: "" }, t("game.download_record")),

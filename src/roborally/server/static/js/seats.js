@@ -5,6 +5,8 @@
 // second cue (on the robot, beside the seat number, in the player list and the log).
 // tests/server/test_seat_colours.py reads the list between the markers and checks both.
 
+import { t } from "./i18n.js";
+
 /** colour: the seat's colour; ink: text on it; shape: its name; points: the outline in a box
  * from -1 to 1 (empty for the circle). */
 export const SEATS = /* seats */ [
@@ -19,6 +21,24 @@ export const SEATS = /* seats */ [
 ] /* end seats */;
 
 const SVG_NS = "http://www.w3.org/2000/svg";
+
+// The names the server gives seats nobody named, seat by seat (server/app.py COLOURS), in
+// English, and the keys of those colours in the translation files (common.colour.*).
+const DEFAULT_NAMES = ["Red", "Blue", "Green", "Yellow", "Purple", "Orange", "White", "Black"];
+
+/** The seat's colour as a name in the page's language (a seat past the eighth: "Robot 9"). */
+export function colourName(seat) {
+  const name = DEFAULT_NAMES[seat];
+  return name ? t("common.colour." + name.toLowerCase()) : t("common.robot_n", { n: seat + 1 });
+}
+
+/**
+ * A seat's name as the page shows it: the English colour name the server gave a seat nobody
+ * named ("Red" for seat 0) in the page's language, any other name (one a player chose) as it is.
+ */
+export function seatName(seat, name) {
+  return name && name === DEFAULT_NAMES[seat] ? colourName(seat) : name;
+}
 
 export const seatOf = (seat) => SEATS[((seat % SEATS.length) + SEATS.length) % SEATS.length];
 

@@ -189,7 +189,7 @@ export class SpaceIndex {
       const who = r.you ? t("element.robot.you", { name: r.name }) : r.name;
       const facing = facingWords(r.facing);
       add("robot", "robot", t("element.robot.title", { number: r.seat + 1, who }),
-        r.ghost ? t("element.robot.rebooting", { facing: facing ? ", " + facing : "" })
+        r.ghost ? t(c ? "element.robot.destroyed" : "element.robot.rebooting", { facing: facing ? ", " + facing : "" })
           : facing ? cap(facing) + "." : String(r.facing || ""));
     }
     if (!items.some((i) => i.kind !== "robot")) {

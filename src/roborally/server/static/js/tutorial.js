@@ -114,11 +114,14 @@ const NOTES = {
 NOTES.rebooted = NOTES.fell;
 
 /** The steps, in order. Each may say when it is already behind the player (`past`), when the
- * player has done its thing (`done`), what it is about (`targets`) and what must stay visible
- * (`keep`: the controls the player must tap). */
+ * player has done its thing (`done`), whether its part of the game is on the screen yet
+ * (`ready`: the guide waits on the step before until then), what it is about (`targets`) and
+ * what must stay visible (`keep`: the controls the player must tap). */
 function steps(c) {
   const board = () => all(".board-area .board-wrap");
   const preview = () => $("[data-testid=path-preview]");
+  // The programming steps wait for the editor: the upgrade phase may still be open.
+  const editing = () => c.programming() || c.submitted();
   return [
     {
       id: "welcome",
@@ -134,18 +137,20 @@ function steps(c) {
     {
       id: "start",
       title: t("tutorial.start.title"),
-      text: () => [t("tutorial.start.where"), t("tutorial.start.hint")],
+      text: () => [t("tutorial.start.where"), c.goodStart() ? t("tutorial.start.hint", { space: c.goodStart() }) : ""],
       past: () => c.placed(),
       done: () => c.placed(),
-      targets: () => [...board(), ...all("[data-testid=decision][data-kind=start_space]")],
+      targets: () => [...board(), ...all("[data-testid=decision][data-kind=start_space]"), ...c.goodStartMarks()],
       keep: () => all("[data-testid=decision] [data-testid=choice]"),
     },
     {
       id: "upgrade",
       title: t("tutorial.upgrade.title"),
       text: () => [t("tutorial.upgrade.what"), t("tutorial.upgrade.now")],
-      past: () => c.programming() || c.submitted(),
-      done: () => c.answered("upgrade_phase") || c.programming() || c.submitted(),
+      past: editing,
+      // Once answered (the player may go on buying: the hand step waits for the editor).
+      done: () => c.answered("upgrade_phase") || editing(),
+      ready: () => c.pendingKind() === "upgrade_phase" || editing(),
       targets: () => all("[data-testid=decision][data-kind=upgrade_phase]"),
       keep: () => all("[data-testid=decision] [data-testid=choice]"),
     },
@@ -155,6 +160,7 @@ function steps(c) {
       text: () => [t("tutorial.hand.cards"), t("tutorial.hand.how")],
       past: () => c.submitted(),
       done: () => c.filled() >= 1,
+      ready: editing,
       targets: () => all("[data-testid=hand]"),
       keep: () => all("[data-testid=hand]", "[data-testid=program] .registers"),
     },
@@ -168,6 +174,7 @@ function steps(c) {
       ],
       past: () => c.submitted(),
       done: () => c.complete(),
+      ready: editing,
       targets: () => all("[data-testid=program] .registers"),
       keep: () => all("[data-testid=hand]", "[data-testid=program] .registers"),
     },
@@ -294,6 +301,25 @@ class Coach {
     return d && !this.game.answered.has(d.id) ? d.kind : null;
   }
 
+  /** The free start space nearest to checkpoint 1 (the start step's tip names it: the bot may
+   * hold the one right below the flag already), or null while no start space is asked. */
+  goodStart() {
+    const d = this.st && (this.st.pending || []).find((x) => x.kind === "start_space" && !this.game.answered.has(x.id));
+    const board = this.game.welcome && this.game.welcome.board;
+    if (!d || !board || !board.checkpoints.length) return null;
+    const [fx, fy] = board.checkpoints[0];
+    const away = (sp) => Math.abs(sp.pos[0] - fx) * 100 + Math.abs(sp.pos[1] - fy); // across first
+    const free = board.start_spaces.filter((sp) => d.options.includes(sp.number));
+    free.sort((a, b) => away(a) - away(b) || a.number - b.number);
+    return free.length ? free[0].number : null;
+  }
+
+  /** That space's mark on the board and its button, lit by the start step. */
+  goodStartMarks() {
+    const n = this.goodStart();
+    return n === null ? [] : all(`.mark-layer .choice[data-value="${n}"]`, `[data-kind=start_space] [data-testid=choice][data-value="${n}"]`);
+  }
+
   placed() {
     const p = this.own();
     return !!p && (p.on_board || !!p.reentry || this.round() >= 1) && this.pendingKind() !== "start_space";
@@ -356,12 +382,19 @@ class Coach {
     else this.advance();
   }
 
+  /** Whether the step after this one has its part of the game on the screen (or is behind). */
+  nextReady() {
+    const next = this.steps[this.index + 1];
+    return !next || !next.ready || next.ready() || !!(next.past && next.past());
+  }
+
   advance() {
     if (this.note) {
       this.note = null;
       this.render();
       return;
     }
+    if (!this.nextReady()) return; // Next is hidden until then (render)
     if (this.finished() && !this.step()) {
       this.close();
       return;
@@ -414,6 +447,7 @@ class Coach {
       const done = this.seen.includes(s.id) && s.done && s.done();
       if (!behind && !done) break;
       if (!this.seen.includes(s.id) && !behind) break;
+      if (!this.nextReady()) break; // the next step waits for its part of the game
       this.index += 1;
       moved = true;
     }
@@ -472,6 +506,7 @@ class Coach {
       fill(this.body, paras.map((t) => h("p", null, t)));
     }
     this.next.textContent = this.note ? t("tutorial.ok") : s ? s.next || t("tutorial.next") : t("tutorial.close");
+    this.next.hidden = !this.note && !!s && !this.nextReady();
     this.focus(targets);
     if (first || changed) this.reveal(targets, keep);
     this.keep = keep;

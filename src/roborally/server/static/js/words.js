@@ -1,7 +1,9 @@
 // The game log in words: one sentence per event (or none for bookkeeping events), in the page's
 // language. The sentences are the "log.*" texts of the translation files; a robot is always
 // named in the nominative ("Red: ..." where a language would decline the name), and causes
-// that name a card (an upgrade, an option card) show its translated title.
+// that name a card (an upgrade, an option card) show its translated title. A classic game is
+// told in the classic rulebooks' words (power down, flags, damage tokens, the archive marker,
+// lives): "log.power_down.*" and "KEY.classic" beside the 2023 "KEY" where only the words differ.
 // src/roborally/content/eventwords.py makes the same sentences for the command line.
 
 import { cardTitle, isCard } from "./cards.js";
@@ -81,6 +83,26 @@ function replaced(e, who) {
   return { text: t("log.replaced.swapped", { who, card, top }), kind: "" };
 }
 
+/** Causes of a classic power down that the sentence says itself (any other is named), as slugs. */
+const PLAIN_POWER_DOWN = ["announced", "powered_down", "shut_down"];
+
+/**
+ * shut_down in a classic game (7.2-7.5; 1994: 7.7): a power down announced for the next round
+ * (no amount), begun now with the damage removed (amount: how much), or kept for the next round.
+ */
+function powerDown(e, who, c) {
+  if (slug(c) === "stays_powered_down") return { text: t("log.power_down.stays", { who }), kind: "dim" };
+  const text = t(e.amount === undefined || e.amount === null ? "log.power_down.announced" : "log.power_down.now", { who });
+  return { text: withCause(text, PLAIN_POWER_DOWN.includes(slug(c)) ? "" : c), kind: "bad" };
+}
+
+/** Why the game ended, as a cause: in the classic editions the race is to flags
+ * ("log.cause.KEY.classic" where the words differ). */
+function endWord(end, classic = false) {
+  const key = "log.cause." + slug(end) + ".classic";
+  return classic && hasText(key) ? t(key) : causeWord(end);
+}
+
 const UPGRADE_VERBS = {
   installed: "installed", used: "used", discarded: "discarded", received: "received",
   triggered: "triggered", drawn: "drawn", uninstalled: "uninstalled", "install undone": "install_undone",
@@ -112,7 +134,7 @@ export function describe(e, name, classic = false) {
     case "programmed":
       return { text: t("log.programmed", { who }), kind: "dim" };
     case "shut_down":
-      return { text: t("log.shut_down", { who }), kind: "bad" };
+      return classic ? powerDown(e, who, c) : { text: t("log.shut_down", { who }), kind: "bad" };
     case "register_started":
       return { text: t("log.register", { register: e.register }), kind: "register" };
     case "upgrade": {
@@ -125,6 +147,8 @@ export function describe(e, name, classic = false) {
       if (c === "haywire") return { text: t("log.revealed.haywire", { who, card }), kind: "dim" };
       if (c === "spam filter") return { text: t("log.revealed.spam_filter", { who, card }), kind: "dim" };
       if (c === "lucky booster") return { text: t("log.revealed.lucky_booster", { who, card }), kind: "dim" };
+      // classic 6.3: a register locked while empty gets the top card of the deck, face up
+      if (slug(c) === "locked_register_filled") return { text: t("log.revealed.locked_register", { who, card, register: e.amount }), kind: "dim" };
       if (c) return { text: withCause(t("log.revealed", { who, card }), c), kind: "dim" };
       return { text: t("log.revealed", { who, card }), kind: "card" };
     }
@@ -158,7 +182,9 @@ export function describe(e, name, classic = false) {
     case "shot":
       return null;
     case "damaged": {
-      const text = e.hidden ? t("log.damaged.hidden", { who }) : card ? t("log.damaged.card", { who, card }) : t("log.damaged", { who });
+      // classic damage is tokens, counted (6.2)
+      const text = classic && !card ? t("log.damaged.classic", { who, count: e.amount || 1 })
+        : e.hidden ? t("log.damaged.hidden", { who }) : card ? t("log.damaged.card", { who, card }) : t("log.damaged", { who });
       return { text: withCause(text, c), kind: "bad" };
     }
     case "damage_prevented": {
@@ -194,9 +220,15 @@ export function describe(e, name, classic = false) {
     case "round_ended":
       return null;
     case "game_won":
+      // classic: a finisher's place (play for places), or a share of the win (shared ties)
+      if (c === "place") return { text: t("log.game_won.place", { who, place: e.amount }), kind: "big" };
+      if (c === "shared") return { text: t("log.game_won.shared", { who }), kind: "big" };
       return { text: t("log.game_won", { who }), kind: "big" };
-    case "game_ended":
-      return { text: withCause(t("log.game_ended"), e.cause ? String(e.cause).replace(/_/g, " ") : ""), kind: "head" };
+    case "game_ended": {
+      const end = e.cause ? String(e.cause).replace(/_/g, " ") : "";
+      const text = end ? t("log.with_cause", { text: t("log.game_ended"), cause: endWord(end, classic) }) : t("log.game_ended");
+      return { text, kind: "head" };
+    }
     default: {
       const bits = [who, String(e.kind || "event").replace(/_/g, " "), card].filter(Boolean);
       return { text: bits.join(" "), kind: "dim" };
