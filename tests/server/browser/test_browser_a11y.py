@@ -198,15 +198,20 @@ def axe_script() -> str:
         pytest.skip("axe-core is missing: install the dev dependencies (axe-playwright-python)")
 
 
-def axe_problems(page: Page) -> list[str]:
-    """axe-core's serious and critical violations on the page, in words, once its finite
-    animations and transitions are over (a fading text measured half-way has too little
-    contrast, which no reader sees)."""
+def wait_until_still(page: Page) -> None:
+    """Wait until the page's finite animations and transitions are over (a fading text
+    measured half-way has too little contrast, which no reader sees)."""
     page.wait_for_function(
         """() => document.getAnimations().every((a) => a.playState !== "running"
             || !a.effect || a.effect.getComputedTiming().endTime === Infinity)""",
         timeout=10_000,
     )
+
+
+def axe_problems(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on the page, in words, once it is still
+    (``wait_until_still``)."""
+    wait_until_still(page)
     page.evaluate(axe_script())
     result = page.evaluate(
         "() => axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)"

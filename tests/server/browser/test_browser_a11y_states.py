@@ -27,14 +27,15 @@ from .test_browser_a11y import axe_problems, axe_script
 SCHEMES = ["dark", "light"]
 
 
-def themed(contexts: Contexts, scheme: str, phone: bool = False) -> Page:
-    """A page of its own in ``scheme`` (the page follows the system's theme)."""
+def themed(contexts: Contexts, scheme: str, phone: bool = False, **options: Any) -> Page:
+    """A page of its own in ``scheme`` (the page follows the system's theme), with Playwright's
+    context ``options`` (reduced_motion...)."""
     if phone:
         return contexts.custom(
             viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True,
-            color_scheme=scheme,
+            color_scheme=scheme, **options,
         )  # fmt: skip
-    return contexts.custom(viewport=DESKTOP, device_scale_factor=1, color_scheme=scheme)
+    return contexts.custom(viewport=DESKTOP, device_scale_factor=1, color_scheme=scheme, **options)
 
 
 def checked(page: Page, where: str, shots: Any, scheme: str) -> list[str]:
