@@ -125,6 +125,43 @@ def test_a_game_started_with_nobody_at_the_table_is_a_game_of_bots(tmp_path: Pat
             assert room_of(client, second["game_id"]).lane == PEOPLE
 
 
+def test_games_people_left_do_not_count_as_games_of_bots(tmp_path: Path) -> None:
+    """A game its people left pauses and does no work: it never counts against their
+    address as a game of bots only. A game started with nobody at it counts until a person
+    comes in."""
+    options = dataclasses.replace(FAST, bot_games_per_address=1, grace_seconds=30)
+    with make_client(tmp_path, options) as client:
+        server = client.app.state.server  # type: ignore[attr-defined]
+        left = [create(client) for _ in range(3)]
+        for game in left:  # played a little, then everyone closed the page
+            with connect(client, game["game_id"], game["seats"][0]["token"]) as s:
+                ada = hello(s)
+                ada.send(type="start")
+                ada.pending_state()
+            assert room_of(client, game["game_id"]).status == "running"
+            assert room_of(client, game["game_id"]).paused_at is not None
+        assert server.bot_games() == []
+
+        alone = create(client, table=True)
+        url = f"/api/games/{alone['game_id']}/start"
+        assert client.post(url, json={"host_token": alone["host_token"]}).status_code == 200
+        room = room_of(client, alone["game_id"])
+        assert room.paused_at is not None and server.bot_games() == [room]
+        # A table game with its screen only: the next one waits for the first to get a player.
+        other = create(client, table=True)
+        answer = client.post(
+            f"/api/games/{other['game_id']}/start", json={"host_token": other["host_token"]}
+        )
+        assert answer.status_code == 429
+        assert "1 games of bots only" in answer.json()["error"]["message"]
+
+        invite = alone["seats"][0]["invite"]
+        with connect(client, alone["game_id"], invite=invite) as s:
+            hello(s)
+            assert server.bot_games() == []
+            assert not room.unattended
+
+
 def test_a_game_whose_people_are_all_away_moves_to_the_bots_lane(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -418,13 +418,20 @@ class GameServer:
             del self.rooms[room.id]
 
     def bot_games(self) -> list[GameRoom]:
-        """Running games the server plays alone: games of bots, and games of people none of
-        whom is there (nobody connected, or every person's seat auto-played): bot work for
-        the lanes and the limits, however its seats are called."""
+        """Running games the server plays alone: games of bots, games started with nobody at
+        them that no person has entered since, and games of people none of whom is there
+        (every person's seat auto-played, or nobody connected and not paused): bot work for
+        the lanes and the limits, however its seats are called. A game its people left is
+        paused: it does no work and is not counted against them."""
         return [
             r
             for r in self.rooms.values()
-            if r.status == RUNNING and (r.lane == BOTS_LANE or not r.attended)
+            if r.status == RUNNING
+            and (
+                r.lane == BOTS_LANE
+                or r.unattended
+                or (not r.attended and r.paused_at is None)
+            )
         ]
 
     def active_count(self) -> int:
@@ -990,8 +997,9 @@ async def api_start_game(request: Request) -> Response:
     async with room.lock:
         if room.status != OPEN:
             raise ApiError(409, "not_open", "the game has already started")
-        if not room.attended:  # nobody at the table: the game plays every seat, bot work
+        if not room.attended:  # nobody at the table: a game of bots only until a person comes
             await _server(request).admit_unattended(room)
+            room.unattended = True
         try:
             await room.start_game()
         except StoreError as error:

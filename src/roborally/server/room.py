@@ -293,6 +293,9 @@ class GameRoom:
         #: Since when nobody is connected to this running game: its clocks stand still and it
         #: ends as abandoned ``abandon_seconds`` later unless somebody comes back.
         self.paused_at: float | None = None
+        #: Started with no seat holder connected and no person in it since: the server plays
+        #: it alone (or it waits), so it counts as a game of bots only (limits, docs/server.md).
+        self.unattended = False
 
     @property
     def store(self) -> GameStore:
@@ -352,6 +355,7 @@ class GameRoom:
             "deadlines": {k: list(v) for k, v in self.deadlines.items()},
             "show_by": dict(self.show_by),
             "paused_at": self.paused_at,
+            "unattended": self.unattended,
             "seats": [
                 {
                     "auto": s.auto,
@@ -389,6 +393,7 @@ class GameRoom:
         self.deadlines, self.show_by = deadlines, show_by
         paused_at = data.get("paused_at")
         self.paused_at = None if paused_at is None else float(paused_at)
+        self.unattended = bool(data.get("unattended", False))
         self.runtime_text = dumps(data)
 
     def _save_runtime(self) -> None:
@@ -1078,6 +1083,7 @@ class GameRoom:
     def _seat_connected(self, seat: Seat, conn: Connection) -> None:
         seat.conns.append(conn)
         seat.away_since = None
+        self.unattended = False  # a person is in it now
         self.touched = time.time()
         while len(seat.conns) > self.ctx.options.connections_per_seat:
             oldest = seat.conns.pop(0)

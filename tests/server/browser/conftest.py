@@ -140,6 +140,7 @@ class ServerProcess:
             # of the limits starts its own server with them).
             "games_per_minute": 10_000,
             "lobbies_per_address": 10_000,
+            "bot_games_per_address": 10_000,
             **options,
         }
         self.port = free_port()

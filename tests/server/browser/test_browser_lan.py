@@ -84,8 +84,11 @@ def test_a_loopback_server_shows_why_no_phone_can_open_the_codes(
 
     # Started without phones: the codes stay, small, beside the board, and so does the warning,
     # in short (the title and the first command) to fit the narrow column.
+    # No phone yet: the screen says the game will wait for the first player, and it does.
+    expect(page.get_by_test_id("table-start-hint")).to_contain_text("No phone has joined yet")
     page.get_by_test_id("table-start").click()
     expect(page.locator("[data-testid=table-seats].small")).to_be_visible()
+    expect(page.get_by_test_id("paused-banner")).to_be_visible()
     expect(warning).to_be_visible()
     expect(warning.get_by_test_id("table-fix")).to_have_text(["make play-lan"])
     assert contrast_problems(page, WARNING) == []

@@ -174,9 +174,11 @@ export class TableScreen extends GameScreen {
       },
     }, t("table.start"));
     parts.push(h("div.program-actions", null, start, this.fullscreenButton()));
-    parts.push(h("p.hint", null, missing
-      ? t("table.start_hint", { count: missing })
-      : t("table.start_when_ready")));
+    // Started with no phone at all, the game waits for the first player (nobody is there).
+    const hint = !missing ? t("table.start_when_ready")
+      : missing === seats.length ? t("table.start_hint_none")
+        : t("table.start_hint", { count: missing });
+    parts.push(h("p.hint", { "data-testid": "table-start-hint" }, hint));
     return parts;
   }
 
