@@ -71,8 +71,10 @@ lint: setup
 typecheck: setup
 	$(RUN) mypy
 
+# Two or more processes (one per core, at most 4), each with its own test servers and browser;
+# a file's tests stay in one process, so they share its module's fixtures.
 pytest: setup system-deps
-	$(RUN) pytest
+	$(RUN) pytest -n auto --maxprocesses 4 --dist loadfile
 
 # docs/hosting.md's nginx and Caddy configurations, run in front of a real server (TLS, wss).
 hosting-check: setup system-deps
