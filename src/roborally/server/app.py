@@ -427,11 +427,7 @@ class GameServer:
             r
             for r in self.rooms.values()
             if r.status == RUNNING
-            and (
-                r.lane == BOTS_LANE
-                or r.unattended
-                or (not r.attended and r.paused_at is None)
-            )
+            and (r.lane == BOTS_LANE or r.unattended or (not r.attended and r.paused_at is None))
         ]
 
     def active_count(self) -> int:
