@@ -194,6 +194,64 @@ async def attack_address_flood(ctx: Context) -> Outcome:
     )
 
 
+async def attack_left_games(ctx: Context) -> Outcome:
+    """Many addresses start games and leave them: each pauses (issue 27) and would hold a
+    place for the whole abandon time; at max_games the one paused longest makes room."""
+    addresses, per_address = ctx.n(10, 40), 3
+    cap = addresses * per_address
+    keep = 15.0  # paused_keep_seconds here (10 min by default): longer than the flood takes
+    flags = ("--max-games", str(cap), "--paused-keep-seconds", str(keep), "--grace-seconds", "30")
+    async with _server(ctx, "left", *flags) as server:
+        left, refused = 0, 0
+        began = time.monotonic()
+        first_left: list[float] = []
+
+        async def leave(index: int) -> None:
+            nonlocal left, refused
+            source = address(28, index)
+            for _ in range(per_address):
+                try:
+                    game = await create(server.base, source, seats=[HUMAN, BOT], max_rounds=50)
+                except RuntimeError:
+                    refused += 1
+                    continue
+                async with ws_connect(game["ws_url"], source) as ws:
+                    await hello(ws, game["seats"][0]["token"])
+                    await ws.send(json.dumps({"type": "start", "v": 1}))
+                    await until(ws, lambda m: m["type"] == "ack")
+                left += 1
+                first_left.append(time.monotonic())
+
+        await asyncio.gather(*(leave(i) for i in range(addresses)))
+        flood = time.monotonic() - began
+        full = ""
+        try:
+            await create(server.base, address(29, 0), seats=[HUMAN, BOT])
+        except RuntimeError as error:  # every game paused less than `keep` ago: kept
+            full = str(error)
+        # The server's pause begins as it sees the socket close, a moment after the client.
+        await asyncio.sleep(max(0.0, min(first_left, default=began) + keep + 1 - time.monotonic()))
+        asked = time.monotonic()
+        fresh = await create(server.base, address(29, 1), seats=[HUMAN, BOT], max_rounds=5)
+        waited = time.monotonic() - asked
+        person = RemotePlayer(
+            fresh["ws_url"], **seat_key(fresh["seats"][0]), seed=3, source=address(29, 2)
+        )
+        played = await person.run(timeout=120)
+        made_room = server.log().count("abandoned to make room")
+    ok = "server_full" in full and made_room >= 1 and played.outcome is not None
+    return Outcome(
+        "left-games",
+        ok,
+        f"{addresses} addresses each started {per_address} games and left them in {flood:.1f}"
+        f" s: {left} paused ({refused} refused), the server full at {cap}; a new creator while"
+        f" they were fresh: {'server_full' if 'server_full' in full else 'NOT refused'}; after"
+        f" paused_keep_seconds ({keep:.0f} s here, 10 min by default) a new game made in"
+        f" {waited * 1000:.0f} ms, {made_room} left game(s) abandoned to make room, and played"
+        f" to its end with {len(played.errors)} errors",
+    )
+
+
 async def attack_kept_alive_lobby(ctx: Context) -> Outcome:
     """A lobby watched by one tokenless spectator socket used to stay open for ever."""
     async with _server(ctx, "kept", "--lobby-seconds", "2") as server:
@@ -395,6 +453,7 @@ ATTACKS: dict[str, tuple[Attack, bool]] = {
     # The next three start servers of their own or wait out clocks; tests/server covers
     # them in-process (test_trust_limits.py, test_timers.py), make redteam runs them whole.
     "kept-alive-lobby": (attack_kept_alive_lobby, False),
+    "left-games": (attack_left_games, False),
     "spectator-cap": (attack_spectator_cap, True),
     "forwarded-for": (attack_forwarded_for, True),
     "disguised-bots": (attack_disguised_bots, False),

@@ -162,6 +162,41 @@ def test_games_people_left_do_not_count_as_games_of_bots(tmp_path: Path) -> None
             assert not room.unattended
 
 
+def test_at_max_games_a_game_left_long_ago_makes_room(tmp_path: Path) -> None:
+    """Games their people left cannot hold the server's places for the whole abandon time:
+    at ``max_games`` the one paused longest (over paused_keep_seconds) is abandoned for the
+    new game; one paused only a short while is kept, and the creator told server_full."""
+    options = dataclasses.replace(FAST, max_games=3, grace_seconds=30)
+    with make_client(tmp_path, options) as client:
+        left = []
+        for _ in range(2):  # started, then everyone closed the page
+            game = create(client)
+            with connect(client, game["game_id"], game["seats"][0]["token"]) as s:
+                ada = hello(s)
+                ada.send(type="start")
+                ada.pending_state()
+            left.append(room_of(client, game["game_id"]))
+        create(client)  # a lobby: the server is full
+        body = {"course": "tiny", "seats": [{"kind": "human"}, {"kind": "bot"}]}
+        assert client.post("/api/games", json=body).status_code == 503
+
+        now = time.time()
+        left[0].paused_at = now - options.paused_keep_seconds - 60
+        left[1].paused_at = now - options.paused_keep_seconds - 120  # paused longest
+        made = create(client)
+        assert made["game_id"]
+        assert left[1].status == "abandoned" and left[0].status == "running"
+        server = client.app.state.server  # type: ignore[attr-defined]
+        assert left[1].id not in server.rooms and left[0].id in server.rooms
+        stored = client.get(f"/api/games/{left[1].id}")
+        assert stored.status_code == 404 and "abandoned" in stored.text
+        # The other stepped away a moment ago only: it keeps its place.
+        left[0].paused_at = time.time()
+        answer = client.post("/api/games", json=body)
+        assert answer.status_code == 503, answer.text
+        assert left[0].status == "running"
+
+
 def test_a_game_whose_people_are_all_away_moves_to_the_bots_lane(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -362,6 +362,40 @@ class GameServer:
             conn.send(error_message("unknown_game", reason))
             conn.close(CLOSE_UNKNOWN_GAME)
 
+    def _paused_longest(self) -> list[GameRoom]:
+        """Running games nobody has been connected to for ``paused_keep_seconds`` (10
+        minutes), the one paused longest first: what may be abandoned at ``max_games``, so
+        games their people left cannot hold the server's places for ``abandon_seconds``,
+        while a player who stepped away for a few minutes keeps their game."""
+        since = time.time() - self.options.paused_keep_seconds
+        paused = [
+            r
+            for r in self.rooms.values()
+            if r.status == RUNNING and r.paused_at is not None and r.paused_at < since
+        ]
+        return sorted(paused, key=lambda r: r.paused_at or 0.0)
+
+    def _full(self) -> bool:
+        return self.active_count() + sum(self.creating.values()) >= self.options.max_games
+
+    def _game_place(self) -> GameRoom | None:
+        """A place for a new game under ``max_games``: at the cap the game paused longest
+        (:meth:`_paused_longest`) is taken out of the rooms for it and returned, to be
+        abandoned; ``503 server_full`` when no game has waited that long. No await here."""
+        if not self._full():
+            return None
+        paused = self._paused_longest()
+        if not paused:
+            raise ApiError(503, "server_full", "too many games on this server; try later", 60)
+        victim = paused[0]
+        self.rooms.pop(victim.id, None)
+        log.info(
+            "game %s: abandoned to make room for a new game (nobody connected for %.0f s)",
+            victim.id,
+            time.time() - (victim.paused_at or 0.0),
+        )
+        return victim
+
     def _lobby_place(self) -> GameRoom | None:
         """A place for a new lobby under ``max_lobbies``: at the cap the one unused longest
         (no seat holder connected, made at least ``LOBBY_KEEP_SECONDS`` ago) is taken out for
@@ -567,7 +601,7 @@ class GameServer:
         """Per-address and server-wide limits on new games (429 / 503 with the reason);
         ``take``: count the creation against the address's rate as well."""
         opts = self.options
-        if self.active_count() + sum(self.creating.values()) >= opts.max_games:
+        if self._full() and not self._paused_longest():  # else one makes room (_game_place)
             raise ApiError(503, "server_full", "too many games on this server; try later", 60)
         if bots_only:
             running = self.bot_games()
@@ -609,14 +643,23 @@ class GameServer:
         """A new game's admission: the limits checked (:meth:`_admit`; in scale-out mode the
         per-address ones count the games and creations of every process, docs/scaling.md),
         then its place held, counted in ``creating`` until it is made or fails; a lobby's
-        place under ``max_lobbies`` too (:meth:`_lobby_place`)."""
+        place under ``max_lobbies`` too (:meth:`_lobby_place`), and at ``max_games`` the place
+        of a game its people left long ago (:meth:`_game_place`)."""
         await self._admit_address(address, bots_only)
         victim = None if bots_only else self._lobby_place()
+        try:
+            paused = self._game_place()  # after the lobby: a closed lobby is a place too
+        except ApiError:
+            if victim is not None:
+                await self._closed(victim)
+            raise
         key = (address, bots_only)
         self.creating[key] += 1  # counted from here on: concurrent calls see this one
         try:
             if victim is not None:
                 await self._closed(victim)
+            if paused is not None and not await paused.abandon():
+                self.rooms.setdefault(paused.id, paused)  # it goes on: back where it was
             yield
         finally:
             self.creating[key] -= 1

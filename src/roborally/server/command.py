@@ -23,6 +23,8 @@ HELP: dict[str, str] = {
     " away (never faster than a person could follow)",
     "abandon_seconds": "a running game nobody is connected to is paused, and ends as abandoned"
     " after this long",
+    "paused_keep_seconds": "a game nobody has been connected to this long makes room for a new"
+    " one when the server is full (max_games)",
     "show_seconds": "the longest a decision's clock waits for the player's page to finish"
     " showing what happened before it",
     "decision_seconds": "deadline of a decision other than programming (then auto-play)",

@@ -1574,6 +1574,15 @@ class GameRoom:
             seat.auto, seat.auto_reason = False, None
             log.info("game %s: seat %d is back", self.id, seat.index)
 
+    async def abandon(self) -> bool:
+        """End this paused game as abandoned now: the server needs its place (see
+        ``GameServer._game_place``). Whether it ended: not if somebody came back first."""
+        async with self.lock:
+            if self.status != RUNNING or self.paused_at is None:
+                return False
+            await self._abandon()
+            return self.status == ABANDONED
+
     async def _abandon(self) -> None:
         """Nobody came back for ``abandon_seconds``: the game ends unfinished (status
         ``abandoned``, its actions kept in the store), and the server forgets it."""

@@ -136,6 +136,9 @@ class ServerOptions:
     #: A running game with nobody connected is paused (its clocks stop); it ends as abandoned
     #: after this long unless somebody comes back.
     abandon_seconds: float = 2 * 3600.0
+    #: At max_games, a game paused this long is abandoned for a new one (the longest first);
+    #: one paused for less keeps its place.
+    paused_keep_seconds: float = 600.0
     show_seconds: float = 60.0  # the longest a clock waits for a page to finish its animation
     decision_seconds: float = 60.0  # deadline of a decision other than programming
     program_seconds: float = 300.0  # deadline of programming when the game has no timer
