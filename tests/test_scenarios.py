@@ -380,3 +380,54 @@ def test_malformed_values_name_their_line(
     error = _cli_error(tmp_path, text, capsys)
     assert error.startswith(f"{_line_of(text, at)}:1: "), error
     assert message in error
+
+
+SEAM = Path(__file__).parent / "scenarios" / "course-reboot-on-the-board-fallen-from.scenario"
+TINY = Path(__file__).parent / "scenarios" / "course-seam-is-no-edge.scenario"
+
+
+@pytest.mark.parametrize(
+    ("source", "edits", "at", "message"),
+    [
+        (TINY, (("course: tiny", "course: tinny"),), "course:", "no shipped course 'tinny'"),
+        (TINY, (("course: tiny", "course: cl-tune-up"),), "course:", "of the classic edition"),
+        (TINY, (("course: tiny", "course:"),), "course:", "needs a shipped course's id"),
+        (
+            TINY,
+            (("course: tiny", "course: tiny\ncourse: tiny"),),
+            "course: tiny\ncourse",
+            "one board: block or one course: line",
+        ),
+        (SEAM, (("course: courses/", "course: missing/"),), "course:", "cannot read"),
+        (SEAM, (("board seam-east:", "board seam-west:"),), "board seam-west:#2", "drawn twice"),
+        (SEAM, (("board seam-east:", "board other:"),), "course:", "unknown board 'seam-east'"),
+        (
+            SEAM,
+            (("course: courses/two-factories.course", "course: tiny"),),
+            "course:",
+            "a shipped course keeps its boards",
+        ),
+        (SEAM, (("robot A: 2,1 E", "robot A: 6,1 E"),), "robot A:", "outside the 6x3 course's"),
+    ],
+)
+def test_a_course_line_names_what_is_wrong(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    source: Path,
+    edits: tuple[tuple[str, str], ...],
+    at: str,
+    message: str,
+) -> None:
+    """``course:`` scenarios (several boards and a dock) fail at the line at fault, in words."""
+    text = _edited(source.read_text(encoding="utf-8"), edits)
+    (tmp_path / "courses").mkdir()
+    for course in (SEAM.parent / "courses").iterdir():
+        (tmp_path / "courses" / course.name).write_text(course.read_text(encoding="utf-8"))
+    error = _cli_error(tmp_path, text, capsys)
+    start, _, nth = at.partition("#")  # '#2': the second line starting so
+    lines = [
+        i for i, row in enumerate(text.splitlines(), 1) if row.startswith(start.split("\n")[0])
+    ]
+    line = lines[int(nth or 1) - 1] + start.count("\n")
+    assert error.startswith(f"{line}:1: "), error
+    assert message in error, error

@@ -8,6 +8,7 @@ Scenarios set up a position directly (no setup phase), so they can start at any 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,8 +16,9 @@ from pathlib import Path
 
 from roborally.content.boardtext import BoardFormatError, parse_board
 from roborally.content.classic_scenario import EXPECTATIONS as CLASSIC_EXPECTATIONS
+from roborally.content.courses import CourseFormatError, list_courses, parse_course
 from roborally.content.scenario_error import ScenarioError as ScenarioError
-from roborally.engine.core.board import Course
+from roborally.engine.core.board import Board, BoardError, Course, Grid
 from roborally.engine.core.cards import PROGRAMMING_CARDS, Card
 from roborally.engine.core.decisions import Action, Decision, DecisionKind
 from roborally.engine.core.driver import StageDriver
@@ -75,6 +77,7 @@ class Scenario:
     rule: str = ""
     variants: frozenset[str] = frozenset()
     reboot_damage: int = 2
+    reboot_damage_set: bool = False  # 'reboot damage:' given: it overrides a course file's
     course: Course | None = None
     robots: list[RobotSetup] = field(default_factory=list)
     priority: str | None = None
@@ -105,8 +108,59 @@ class Scenario:
 
 
 _ROBOT_RE = re.compile(r"^robot\s+(\w+)\s*:\s*(.*)$")
+_NAMED_BOARD_RE = re.compile(r"^board\s+([a-z0-9][a-z0-9_-]*)\s*:$")
 _EXPECT_RE = re.compile(r"^expect\s+(?:(\w+)\s+)?([\w ]+?)\s*:\s*(.*)$")
 _SPACE_RE = re.compile(r"^expect\s+space\s+(\S+)\s*:\s*(.*)$")
+
+
+def _course(
+    scenario: Scenario,
+    where: str,
+    boards: dict[str, Board],
+    lineno: int,
+    fail: Callable[[int, str], ScenarioError],
+) -> Course:
+    """``course: ID`` (a shipped course) or ``course: FILE.course`` (beside the scenario):
+    the course, its boards placed as the file says; the boards drawn in ``board NAME:``
+    blocks above stand for shipped boards of the same name or add new ones."""
+    if not where:
+        raise fail(lineno, "course: needs a shipped course's id or a .course file")
+    if where.endswith(".course"):
+        path = Path(scenario.path).parent / where
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as problem:
+            raise fail(lineno, f"course: cannot read {path}: {problem}") from None
+        try:
+            info = parse_course(text, str(path), boards=boards)
+        except CourseFormatError as error:
+            raise fail(lineno, f"course: {error}") from None
+    else:
+        found = [c for c in list_courses() if c.id == where]
+        if not found:
+            known = ", ".join(sorted({c.id for c in list_courses()}))
+            raise fail(lineno, f"course: no shipped course {where!r} (known: {known})")
+        info = found[0]
+        if boards:
+            raise fail(
+                lineno,
+                "board NAME: blocks are for a course file; a shipped course keeps its boards",
+            )
+    edition = "classic" if scenario.edition.startswith("classic") else "2023"
+    if info.edition != edition:
+        message = (
+            f"course: {where} is a course of the {info.edition} edition; this scenario's"
+            f" edition is {scenario.edition} (put 'edition:' before the course)"
+        )
+        raise fail(lineno, message)
+    course = info.course
+    if scenario.reboot_damage_set:
+        course = dataclasses.replace(course, reboot_damage=scenario.reboot_damage)
+    try:
+        Grid(course)
+    except BoardError as problem:
+        raise fail(lineno, f"course: {problem}") from None
+    return course
 
 
 def _split_facing(text: str, err: ScenarioError) -> tuple[Pos, Direction]:
@@ -126,6 +180,7 @@ def parse_scenario(text: str, filename: str = "<scenario>") -> Scenario:
     i = 0
     current: RobotSetup | None = None
     names: set[str] = set()
+    boards: dict[str, Board] = {}  # drawn by 'board NAME:' blocks, for a course: line
 
     def fail(line: int, message: str, column: int = 1) -> ScenarioError:
         return ScenarioError(filename, line, column, message)
@@ -143,19 +198,34 @@ def parse_scenario(text: str, filename: str = "<scenario>") -> Scenario:
             _robot_attribute(current, line, lineno, fail)
             continue
         current = None
-        if line == "board:":
+        named = _NAMED_BOARD_RE.match(line)
+        if line == "board:" or named:
             start = i
             while i < len(lines) and lines[i].strip() != "end board":
                 i += 1
             if i >= len(lines):
-                raise fail(lineno, "board: block has no 'end board' line")
-            block = "\n" * (start - 1) + "board: scenario\n" + "\n".join(lines[start:i])
+                raise fail(lineno, f"{line} block has no 'end board' line")
+            name = named.group(1) if named else "scenario"
+            block = "\n" * (start - 1) + f"board: {name}\n" + "\n".join(lines[start:i])
             i += 1
             try:
                 board = parse_board(block, filename)
             except BoardFormatError as error:
                 raise ScenarioError(filename, error.line, error.column, error.message) from None
+            if named:  # one of the boards a course file may name (a course: line later)
+                if name in boards:
+                    raise fail(lineno, f"board {name} is drawn twice")
+                boards[name] = board
+                continue
+            if scenario.course is not None:
+                raise fail(lineno, "a scenario has one board: block or one course: line")
             scenario.course = Course.single(board, reboot_damage=scenario.reboot_damage)
+            continue
+        if line.startswith("course:"):
+            if scenario.course is not None:
+                raise fail(lineno, "a scenario has one board: block or one course: line")
+            named_course = line.split(":", 1)[1].strip()
+            scenario.course = _course(scenario, named_course, boards, lineno, fail)
             continue
         if line == "expect events:":
             scenario.events_line = lineno
@@ -222,7 +292,7 @@ def parse_scenario(text: str, filename: str = "<scenario>") -> Scenario:
         key, value = (part.strip() for part in line.split(":", 1))
         _top_level(scenario, key, value, lineno, names, fail)
     if scenario.course is None:
-        raise fail(max(1, len(lines)), "the scenario has no board: block")
+        raise fail(max(1, len(lines)), "the scenario has no board: block and no course: line")
     if not scenario.robots:
         raise fail(max(1, len(lines)), "the scenario declares no robot")
     _check_expectations(scenario)
@@ -370,8 +440,9 @@ def _top_level(
         scenario.variants = chosen
     elif key == "reboot damage":
         scenario.reboot_damage = _whole_number(value, key, error)
+        scenario.reboot_damage_set = True
         if scenario.course is not None:
-            raise error("put 'reboot damage:' before the board")
+            raise error("put 'reboot damage:' before the board or the course")
     elif key == "priority":
         if value not in names:
             raise error(f"priority: {value} is not a declared robot")
@@ -621,7 +692,7 @@ def _check_squares(scenario: Scenario) -> None:
     """The squares a robot's lines name (where it stands, re-enters, has its archive) lie on
     the scenario's board: the rules would index outside it."""
     assert scenario.course is not None
-    board = scenario.course.boards[0].board
+    grid = Grid(scenario.course)
     for robot in scenario.robots:
         named = [("stands on", robot.pos)]
         if robot.reentry is not None:
@@ -629,10 +700,11 @@ def _check_squares(scenario: Scenario) -> None:
         if robot.archive is not None:
             named.append(("has its archive at", robot.archive[0]))
         for what, square in named:
-            if square is not None and not board.contains(square):
+            if square is not None and grid.cell(square) is None:
+                shape = "board" if len(scenario.course.boards) == 1 else "course's boards"
                 message = (
                     f"robot {robot.name} {what} {square}, outside the"
-                    f" {board.width}x{board.height} board"
+                    f" {grid.width}x{grid.height} {shape}"
                 )
                 raise ScenarioError(scenario.path, robot.line, 1, message)
 
