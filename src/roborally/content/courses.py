@@ -15,9 +15,18 @@ A course file (``*.course``) is TOML::
     follows = "Morning Warm-Up"        # optional: the rulebook course it rebuilds
 
     [[board]]
-    name = "training-ground"           # a board file in the boards folder
+    name = "training-ground"           # a board: NAME.board beside the course file, or shipped
     offset = [0, 0]
     rotation = 0                       # quarter turns clockwise
+
+    [[board]]                          # a board drawn in the course file itself: one file
+    offset = [0, 10]                   # holds the course and its boards
+    drawing = '''
+    board: my-dock
+    kind: dock
+    size: 10x3
+    ...                                # the board format (docs/board-format.md)
+    '''
 
     [[reboot]]
     at = [3, 5]
@@ -118,6 +127,8 @@ def _locate(text: str, needle: str, table: str = "", index: int = 0) -> tuple[in
 @cache
 def board_named(name: str) -> Board:
     """A shipped board by name (``boards/NAME.board``)."""
+    if not _SLUG.fullmatch(name):  # a name, never a path
+        raise KeyError(name)
     path = DATA / "boards" / f"{name}.board"
     if not path.is_file():
         raise KeyError(name)
@@ -134,7 +145,8 @@ def _pos(value: Any, what: str) -> Pos:
     return Pos(value[0], value[1])
 
 
-_BOARD_KEYS = {"name", "offset", "rotation"}
+_BOARD_KEYS = {"name", "offset", "rotation", "drawing"}
+_SLUG = re.compile(r"[a-z0-9][a-z0-9_-]*")
 _REBOOT_KEYS = {"at", "arrow"}
 _KEYS = {
     "id",
@@ -155,10 +167,51 @@ _KEYS = {
 }
 
 
+def _beside(folder: Path | None, name: object) -> Board | None:
+    """The board ``NAME.board`` in ``folder`` (the course file's own), if there is one."""
+    if folder is None or not isinstance(name, str) or not _SLUG.fullmatch(name):
+        return None
+    path = folder / f"{name}.board"
+    if not path.is_file():
+        return None
+    return parse_board(path.read_text(encoding="utf-8"), str(path))
+
+
+def _drawn(text: str, filename: str, entry: dict[str, Any], index: int) -> Board:
+    """The board drawn in a ``[[board]]`` entry's ``drawing``; its errors are placed on the
+    course file's own lines."""
+    drawing, name = entry["drawing"], entry.get("name")
+    key_line, _ = _locate(text, "drawing", "board", index)
+    if not isinstance(drawing, str):
+        raise CourseFormatError(filename, key_line, 1, 'drawing must be a string ("""...""")')
+    opening = text.splitlines()[key_line - 1].split("=", 1)[-1].strip()
+    first = key_line + 1 if opening in ('"""', "'''") else key_line  # TOML drops that newline
+    lines = drawing.splitlines()
+    headed = any(line.startswith("board:") for line in lines)
+    if not headed and not (isinstance(name, str) and _SLUG.fullmatch(name)):
+        message = "a drawing without its 'board: NAME' line needs the entry's name"
+        raise CourseFormatError(filename, key_line, 1, message)
+    source = drawing if headed else f"board: {name}\n{drawing}"
+    try:
+        board = parse_board(source, filename)
+    except BoardFormatError as error:
+        line = first + error.line - 1 - (0 if headed else 1)
+        raise CourseFormatError(filename, line, error.column, error.message) from None
+    if name is not None and board.name != name:
+        message = f"the drawing is of board {board.name!r}, the entry names {name!r}"
+        raise CourseFormatError(filename, key_line, 1, message)
+    return board
+
+
 def parse_course(
-    text: str, filename: str = "<course>", boards: dict[str, Board] | None = None
+    text: str,
+    filename: str = "<course>",
+    boards: dict[str, Board] | None = None,
+    folder: Path | None = None,
 ) -> CourseInfo:
-    """Parse a course file; ``boards`` adds boards that are not shipped (for tests)."""
+    """Parse a course file. A ``[[board]]`` is drawn in the file itself (``drawing``), or
+    named: one of ``boards`` (a scenario's drawings, tests), ``NAME.board`` in ``folder`` (the
+    course file's folder), or a shipped board, in that order."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -197,8 +250,11 @@ def parse_course(
     for index, entry in enumerate(data["board"]):
         name = entry.get("name")
         try:
-            board = (boards or {}).get(name) if name else None
-            board = board or board_named(str(name))
+            if "drawing" in entry:
+                board = _drawn(text, filename, entry, index)
+            else:
+                given = (boards or {}).get(name) if name else None
+                board = given or _beside(folder, name) or board_named(str(name))
         except KeyError:
             raise fail("name", f"unknown board {name!r}", "board", index) from None
         except BoardFormatError as error:
@@ -289,8 +345,9 @@ def _grid_error(text: str, filename: str, message: str, data: dict[str, Any]) ->
 
 
 def load_course_file(path: str | Path) -> CourseInfo:
+    """A course file; the boards it names are looked for beside it first."""
     path = Path(path)
-    return parse_course(path.read_text(encoding="utf-8"), str(path))
+    return parse_course(path.read_text(encoding="utf-8"), str(path), folder=path.parent)
 
 
 @cache

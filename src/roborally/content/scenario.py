@@ -132,7 +132,7 @@ def _course(
         except (OSError, UnicodeDecodeError) as problem:
             raise fail(lineno, f"course: cannot read {path}: {problem}") from None
         try:
-            info = parse_course(text, str(path), boards=boards)
+            info = parse_course(text, str(path), boards=boards, folder=path.parent)
         except CourseFormatError as error:
             raise fail(lineno, f"course: {error}") from None
     else:
