@@ -132,3 +132,31 @@ def test_a_board_name_is_never_a_path(tmp_path: Path, name: str) -> None:
     text = COURSE.split("[[board]]")[0] + f'[[board]]\nname = "{name}"\noffset = [0, 0]\n'
     with pytest.raises(CourseFormatError, match="unknown board"):
         load_course_file(write(tmp_path / "", text))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("offset = [0, 2]", "offset = [100000, 100000]", "must lie within 0-99"),
+        ("offset = [0, 2]", "offset = [98, 0]", "reaches past the largest course"),
+        ("offset = [0, 2]", "offset = [-3, 2]", "must lie within 0-99"),
+        ("checkpoints = [[1, 0]]", "checkpoints = [[1, 1000000]]", "must lie within 0-99"),
+    ],
+)
+def test_a_course_far_beyond_any_table_is_refused_at_once(
+    tmp_path: Path, old: str, new: str, message: str
+) -> None:
+    """The fuzz test's find: an offset of 100000 made the rules build arrays of the whole
+    course (10^10 spaces). A course is at most 100 x 100 spaces."""
+    with pytest.raises(CourseFormatError, match=message):
+        load_course_file(write(tmp_path, COURSE.replace(old, new, 1)))
+
+
+def test_a_board_larger_than_any_table_is_refused_at_its_size_line() -> None:
+    """The fuzz test's other find: 'size: 1000002x12' took 47 s before the grid's first row
+    said it was wrong. A board is at most 100 spaces a side."""
+    from roborally.content.boardtext import BoardFormatError, parse_board
+
+    with pytest.raises(BoardFormatError, match="at most 100 spaces a side") as caught:
+        parse_board("board: big\nsize: 1000002x12\n", "big.board")
+    assert (caught.value.line, caught.value.column) == (2, 7)

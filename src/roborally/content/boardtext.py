@@ -64,6 +64,9 @@ HEADER_KEYS = ("board", "title", "kind", "size")
 KINDS = ("factory", "dock")
 
 _SLUG_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: The widest and tallest a board may be (the shipped ones are 12 x 12 at most): a board file
+#: is untrusted input, and the parser and the rules keep arrays of every space.
+MAX_BOARD_SIDE = 100
 _SIZE_RE = re.compile(r"([0-9]+)\s*[xX]\s*([0-9]+)")
 _HEADER_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*:")
 _LEGEND_RE = re.compile(r"\s*legend\s*:\s*(#.*)?", re.IGNORECASE)
@@ -497,6 +500,9 @@ class _Parser:
             raise self.error(
                 line, column, f"bad size {value!r}: width and height must be at least 1"
             )
+        if width > MAX_BOARD_SIDE or height > MAX_BOARD_SIDE:
+            message = f"bad size {value!r}: a board is at most {MAX_BOARD_SIDE} spaces a side"
+            raise self.error(line, column, message)
         return width, height
 
     # -- grid ---------------------------------------------------------------------------------

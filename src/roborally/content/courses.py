@@ -135,6 +135,11 @@ def board_named(name: str) -> Board:
     return parse_board(path.read_text(encoding="utf-8"), f"boards/{name}.board")
 
 
+#: The widest and tallest a course may be, in spaces (the largest shipped one is 36 x 16): a
+#: course file is untrusted input, and the rules keep arrays of the whole course.
+MAX_COURSE_SIDE = 100
+
+
 def _pos(value: Any, what: str) -> Pos:
     if (
         not isinstance(value, list)
@@ -142,6 +147,8 @@ def _pos(value: Any, what: str) -> Pos:
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
         raise ValueError(f"{what} must be [x, y], got {value!r}")
+    if not all(0 <= v < MAX_COURSE_SIDE for v in value):
+        raise ValueError(f"{what} must lie within 0-{MAX_COURSE_SIDE - 1}, got {value!r}")
     return Pos(value[0], value[1])
 
 
@@ -270,6 +277,13 @@ def parse_course(
             offset = _pos(entry.get("offset", [0, 0]), "offset")
         except ValueError as error:
             raise fail("offset", str(error), "board", index) from None
+        wide, tall = (board.height, board.width) if rotation % 2 else (board.width, board.height)
+        if offset.x + wide > MAX_COURSE_SIDE or offset.y + tall > MAX_COURSE_SIDE:
+            message = (
+                f"board {board.name!r} at {offset.x},{offset.y} reaches past the largest course"
+                f" ({MAX_COURSE_SIDE} x {MAX_COURSE_SIDE} spaces)"
+            )
+            raise fail("offset", message, "board", index)
         placed.append(PlacedBoard(board, offset, rotation))
     try:
         checkpoints = tuple(_pos(p, "a checkpoint") for p in data.get("checkpoints", []))
