@@ -18,7 +18,7 @@ from roborally.content.boardtext import BoardFormatError, parse_board
 from roborally.content.classic_scenario import EXPECTATIONS as CLASSIC_EXPECTATIONS
 from roborally.content.courses import CourseFormatError, list_courses, parse_course
 from roborally.content.scenario_error import ScenarioError as ScenarioError
-from roborally.engine.core.board import Board, BoardError, Course, Grid
+from roborally.engine.core.board import Board, Course, Grid
 from roborally.engine.core.cards import PROGRAMMING_CARDS, Card
 from roborally.engine.core.decisions import Action, Decision, DecisionKind
 from roborally.engine.core.driver import StageDriver
@@ -156,10 +156,6 @@ def _course(
     course = info.course
     if scenario.reboot_damage_set:
         course = dataclasses.replace(course, reboot_damage=scenario.reboot_damage)
-    try:
-        Grid(course)
-    except BoardError as problem:
-        raise fail(lineno, f"course: {problem}") from None
     return course
 
 
