@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 import websockets
 from redteam_cluster import ATTACKS as CLUSTER_ATTACKS
+from redteam_courses import ATTACKS as COURSE_ATTACKS
 from redteam_kit import (
     BOT,
     HUMAN,
@@ -822,6 +823,7 @@ ATTACKS: dict[str, tuple[Callable[[Context], Awaitable[Outcome]], bool]] = {
 }
 # The attacks of issue 26 (trust at the table), in modules of their own.
 ATTACKS |= TRUST_ATTACKS | RECORD_ATTACKS | NAME_ATTACKS | CLUSTER_ATTACKS
+ATTACKS |= COURSE_ATTACKS  # issue 28: custom course uploads
 TIME_LIMIT = 300.0  # seconds per attack
 
 

@@ -9,10 +9,10 @@ tools outside the server use the same functions (``roborally.api.board_json`` an
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
-from roborally.content.courses import find_course
+from roborally.content.courses import find_course, register_course_text
 from roborally.engine.core.board import Grid, StartSpace, default_start_facing
 from roborally.engine.core.geometry import DIRECTIONS, Turn
 from roborally.engine.editions import edition
@@ -32,6 +32,14 @@ def course_board(course: str, edition_id: str, variants: frozenset[str]) -> dict
     """A course's grid as the edition plays it, as JSON for drawing (one per course, edition
     and set of variants a game was created with)."""
     return grid_to_json(course_grid(course, edition_id, variants))
+
+
+@lru_cache(maxsize=64)  # custom courses come and go: only the ones in use stay
+def custom_course_board(text: str, edition_id: str, variants: frozenset[str]) -> dict[str, Any]:
+    """:func:`course_board` of a custom course, given by its file text
+    (:func:`~roborally.content.courses.register_course_text`)."""
+    info = register_course_text(text)
+    return grid_to_json(edition(edition_id).grid(info.course, variants))
 
 
 def start_spaces(grid: Grid) -> list[StartSpace]:

@@ -31,7 +31,16 @@ from pathlib import Path
 from roborally.engine.core.board import Belt, BeltColor, Board, Cell, Laser, Pusher
 from roborally.engine.core.geometry import Direction, Pos, Turn
 
-__all__ = ["BoardFormatError", "load_board", "parse_board", "write_board"]
+__all__ = [
+    "BoardFormatError",
+    "CellProblem",
+    "board_problems",
+    "content_problem",
+    "load_board",
+    "mount_problem",
+    "parse_board",
+    "write_board",
+]
 
 
 class BoardFormatError(ValueError):
@@ -195,74 +204,155 @@ def _writer_symbols() -> Iterator[str]:
             yield "".join(letters)
 
 
-def _content_problem(content: Cell) -> str | None:
+@dataclass(frozen=True)
+class CellProblem:
+    """A problem with one space's elements: a stable ``code`` (a ``check.*`` translation key),
+    its ``params`` (the key's ``{placeholders}``) and the English ``message`` the parser and the
+    writer give."""
+
+    code: str
+    message: str
+    params: dict[str, str | int] = field(default_factory=dict)
+
+
+def content_problem(content: Cell) -> CellProblem | None:
     """What is contradictory or out of range in a cell's elements (walls aside), if anything."""
     if content.pit:
         extras = [
-            ("a belt", content.belt is not None),
-            ("a gear", content.gear is not None),
-            ("a pusher", content.pusher is not None),
-            ("a battery", content.battery),
-            ("a repair site", content.repair != 0),
-            ("a crusher", content.crusher is not None),
-            ("a start space", content.start is not None),
-            ("a checkpoint", content.checkpoint is not None),
-            ("a reboot token", content.reboot is not None),
+            ("belt", "a belt", content.belt is not None),
+            ("gear", "a gear", content.gear is not None),
+            ("pusher", "a pusher", content.pusher is not None),
+            ("battery", "a battery", content.battery),
+            ("repair", "a repair site", content.repair != 0),
+            ("crusher", "a crusher", content.crusher is not None),
+            ("start", "a start space", content.start is not None),
+            ("checkpoint", "a checkpoint", content.checkpoint is not None),
+            ("reboot", "a reboot token", content.reboot is not None),
         ]
-        for name, present in extras:
+        for key, name, present in extras:
             if present:
-                return f"a pit cannot also hold {name} (only walls and lasers)"
+                return CellProblem(
+                    "check.pit_with",
+                    f"a pit cannot also hold {name} (only walls and lasers)",
+                    {"element": key},
+                )
     if content.belt is not None and content.gear is not None:
-        return "a belt and a gear cannot share a space"
+        return CellProblem("check.belt_and_gear", "a belt and a gear cannot share a space")
     if content.belt is not None:
         belt = content.belt
         for side in sorted(belt.curved):
             if side in (belt.out, belt.out.opposite):
-                return (
+                return CellProblem(
+                    "check.curve_not_perpendicular",
                     f"curved entry {side.letter} is not perpendicular to a belt going"
-                    f" {belt.out.letter}"
+                    f" {belt.out.letter}",
+                    {"side": side.letter, "direction": belt.out.letter},
                 )
     if content.gear is not None and content.gear not in (Turn.RIGHT, Turn.LEFT):
-        return f"a gear must turn RIGHT (cw) or LEFT (ccw), not {content.gear.name}"
+        return CellProblem(
+            "check.gear_turn",
+            f"a gear must turn RIGHT (cw) or LEFT (ccw), not {content.gear.name}",
+            {"turn": content.gear.name},
+        )
     if content.pusher is not None and not _registers_ok(content.pusher.registers):
-        return "a pusher needs one or more registers from 1 to 5"
+        return CellProblem(
+            "check.pusher_registers", "a pusher needs one or more registers from 1 to 5"
+        )
     for laser in content.lasers:
         if laser.beams not in (1, 2, 3):
-            return f"a laser has 1 to 3 beams, not {laser.beams}"
+            return CellProblem(
+                "check.laser_beams",
+                f"a laser has 1 to 3 beams, not {laser.beams}",
+                {"beams": laser.beams},
+            )
     if content.repair not in (0, 1, 2):
-        return f"a repair site has 1 or 2 wrenches, not {content.repair}"
+        return CellProblem(
+            "check.repair_wrenches",
+            f"a repair site has 1 or 2 wrenches, not {content.repair}",
+            {"wrenches": content.repair},
+        )
     if content.crusher is not None and not _registers_ok(content.crusher):
-        return "a crusher needs one or more registers from 1 to 5"
+        return CellProblem(
+            "check.crusher_registers", "a crusher needs one or more registers from 1 to 5"
+        )
     if content.start is not None and content.start < 1:
-        return f"start numbers begin at 1, not {content.start}"
+        return CellProblem(
+            "check.start_number",
+            f"start numbers begin at 1, not {content.start}",
+            {"number": content.start},
+        )
     if content.start is None and content.start_facing is not None:
-        return "a start facing without a start number"
+        return CellProblem("check.start_facing_alone", "a start facing without a start number")
     if content.checkpoint is not None and content.checkpoint < 1:
-        return f"checkpoint numbers begin at 1, not {content.checkpoint}"
+        return CellProblem(
+            "check.checkpoint_number",
+            f"checkpoint numbers begin at 1, not {content.checkpoint}",
+            {"number": content.checkpoint},
+        )
     return None
+
+
+def _content_problem(content: Cell) -> str | None:
+    problem = content_problem(content)
+    return problem.message if problem is not None else None
 
 
 def _registers_ok(registers: frozenset[int]) -> bool:
     return bool(registers) and all(r in REGISTERS for r in registers)
 
 
-def _mount_problem(cell: Cell) -> str | None:
+def mount_problem(cell: Cell) -> CellProblem | None:
     """A pusher or laser whose mounting wall is missing, if any."""
     if cell.pusher is not None:
         side = cell.pusher.direction.opposite
         if side not in cell.walls:
-            return (
+            return CellProblem(
+                "check.pusher_no_wall",
                 f"a pusher pushing {cell.pusher.direction.letter} is mounted on the wall on its"
-                f" {side.letter} side, but there is no wall there"
+                f" {side.letter} side, but there is no wall there",
+                {"direction": cell.pusher.direction.letter, "side": side.letter},
             )
     for laser in cell.lasers:
         side = laser.direction.opposite
         if side not in cell.walls:
-            return (
+            return CellProblem(
+                "check.laser_no_wall",
                 f"a laser firing {laser.direction.letter} is mounted on the wall on its"
-                f" {side.letter} side, but there is no wall there"
+                f" {side.letter} side, but there is no wall there",
+                {"direction": laser.direction.letter, "side": side.letter},
             )
     return None
+
+
+def _mount_problem(cell: Cell) -> str | None:
+    problem = mount_problem(cell)
+    return problem.message if problem is not None else None
+
+
+def board_problems(cells: Iterator[tuple[Pos, Cell]]) -> Iterator[tuple[CellProblem, Pos, Pos]]:
+    """The whole-board rules, over the cells in reading order: a start or checkpoint number
+    used twice, a second reboot token. Each problem comes with the space where it is found and
+    the space of the first one."""
+    starts: dict[int, Pos] = {}
+    checkpoints: dict[int, Pos] = {}
+    reboot: Pos | None = None
+    for pos, cell in cells:
+        if cell.start is not None:
+            first = starts.setdefault(cell.start, pos)
+            if first != pos:
+                message = f"start {cell.start} appears twice"
+                yield CellProblem("check.start_twice", message, {"number": cell.start}), pos, first
+        if cell.checkpoint is not None:
+            first = checkpoints.setdefault(cell.checkpoint, pos)
+            if first != pos:
+                number = cell.checkpoint
+                message = f"checkpoint {number} appears twice"
+                yield CellProblem("check.checkpoint_twice", message, {"number": number}), pos, first
+        if cell.reboot is not None:
+            if reboot is not None:
+                yield CellProblem("check.reboot_twice", "more than one reboot token"), pos, reboot
+            else:
+                reboot = pos
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1120,9 +1210,8 @@ def write_board(board: Board) -> str:
     symbol_source = _writer_symbols()
     symbols: dict[Cell, str] = {}
     codes: list[list[str]] = []
-    starts: set[int] = set()
-    checkpoints: set[int] = set()
-    reboots = 0
+    whole = board_problems((pos, board.cell(pos)) for pos in board.positions())
+    twice = {pos: problem.message for problem, pos, _ in reversed(list(whole))}
     for y in range(height):
         row: list[str] = []
         for x in range(width):
@@ -1130,20 +1219,8 @@ def write_board(board: Board) -> str:
             problem = _content_problem(cell) or _mount_problem(cell)
             if problem is not None:
                 raise ValueError(f"board {board.name!r}, cell {x},{y}: {problem}")
-            if cell.start is not None:
-                if cell.start in starts:
-                    raise ValueError(f"board {board.name!r}: start {cell.start} appears twice")
-                starts.add(cell.start)
-            if cell.checkpoint is not None:
-                if cell.checkpoint in checkpoints:
-                    raise ValueError(
-                        f"board {board.name!r}: checkpoint {cell.checkpoint} appears twice"
-                    )
-                checkpoints.add(cell.checkpoint)
-            if cell.reboot is not None:
-                reboots += 1
-                if reboots > 1:
-                    raise ValueError(f"board {board.name!r}: more than one reboot token")
+            if Pos(x, y) in twice:
+                raise ValueError(f"board {board.name!r}: {twice[Pos(x, y)]}")
             content = replace(cell, walls=frozenset())
             code = _code_for(content)
             if code is None:

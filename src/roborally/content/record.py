@@ -30,6 +30,15 @@ so a record says which game it is; headless games and older records have none.
 
 Version 1 records (before fair seeds) have no ``seed-commitment``, a decimal seed and
 ``rng: splitmix64/1``; they still parse and replay exactly.
+
+A game on a custom course (a course a server keeps for its players, ``course: c-...``) carries
+the course file after its actions, so that it replays anywhere: a line ``--- course`` and
+then every line of the file behind ``| ``::
+
+    --- course
+    | # My first course
+    | id = "c-mzxw6ytb"
+    | ...
 """
 
 from __future__ import annotations
@@ -39,7 +48,14 @@ from pathlib import Path
 from typing import Any
 
 from roborally.content.cards import damage_deck
-from roborally.content.courses import find_course
+from roborally.content.courses import (
+    CourseFormatError,
+    CourseInfo,
+    find_course,
+    register_course_text,
+    registered_course_text,
+    shipped_ids,
+)
 from roborally.engine.core.decisions import TIMEOUT, Action, ActionError, Decision, DecisionKind
 from roborally.engine.core.rng import (
     LEGACY_RNG,
@@ -55,6 +71,9 @@ from roborally.engine.game import Game
 FORMAT_VERSION = "2"
 #: The format versions read: 1 (``splitmix64/1``, decimal seed, no commitment) and 2.
 FORMAT_VERSIONS = ("1", FORMAT_VERSION)
+#: The line that starts a custom course's file after the actions, and each line's mark.
+COURSE_SECTION = "--- course"
+COURSE_PREFIX = "| "
 
 
 class RecordError(ValueError):
@@ -75,6 +94,40 @@ class Record:
     lines: list[RecordLine] = field(default_factory=list)
     filename: str = "<record>"
     errors: list[str] = field(default_factory=list)
+    #: The custom course's file the record carries (``--- course``), else empty.
+    course_text: str = ""
+    course_line: int = 0  # the line of ``--- course``
+    _course: CourseInfo | None = field(default=None, init=False, repr=False, compare=False)
+
+    def course(self) -> CourseInfo:
+        """The course the game was played on: the file the record carries (made known by its
+        id in this process, see :func:`~roborally.content.courses.register_course_text`),
+        else the shipped course its ``course`` header names."""
+        name = self.headers.get("course")
+        if name is None:
+            raise RecordError(f"{self.filename}: missing header 'course'")
+        if not self.course_text:
+            try:
+                return find_course(name)
+            except ValueError as error:
+                raise RecordError(f"{self.filename}: {error}") from None
+        if self._course is None:
+            where = f"{self.filename}:{self.course_line}"
+            try:
+                info = register_course_text(self.course_text, f"{where}: the course file")
+            except CourseFormatError as error:
+                line = self.course_line + error.line
+                raise RecordError(
+                    f"{self.filename}:{line}: the course it carries: {error.message}"
+                ) from None
+            except ValueError as error:
+                raise RecordError(f"{where}: the course it carries: {error}") from None
+            if info.id != name:
+                raise RecordError(
+                    f"{where}: the course it carries is {info.id!r}, the header names {name!r}"
+                )
+            self._course = info
+        return self._course
 
     @property
     def version(self) -> str:
@@ -112,8 +165,8 @@ class Record:
                 f" got {h['max-rounds']!r}"
             )
         seed = self.seed()
+        course = self.course().course
         try:
-            course = find_course(h["course"]).course
             variants = frozenset(v for v in h.get("variants", "-").split() if v != "-")
             first = h.get("first-player", "1")
             return GameConfig(
@@ -162,8 +215,13 @@ def decode_choice(decision: Decision, tokens: list[str]) -> Any:
     return " ".join(tokens)
 
 
-def write_record(game: Game, course_id: str, game_id: str | None = None) -> str:
-    """The record of a game (finished or not); ``game_id``: the server's id of the game."""
+def write_record(
+    game: Game, course_id: str, game_id: str | None = None, course_text: str | None = None
+) -> str:
+    """The record of a game (finished or not); ``game_id``: the server's id of the game.
+    A course that is not shipped is carried after the actions (``--- course``): its
+    ``course_text``, by default the file of the custom course of that id this process knows
+    (:func:`~roborally.content.courses.registered_course_text`)."""
     config = game.config
     outcome = game.outcome()
     headers = [
@@ -189,6 +247,12 @@ def write_record(game: Game, course_id: str, game_id: str | None = None) -> str:
         lines.append(
             f"{action.decision_id:<{width}}  P{action.seat + 1}  {encode_choice(action.choice)}"
         )
+    if course_text is None and course_id not in shipped_ids():
+        course_text = registered_course_text(course_id)
+    if course_text:
+        lines.append(COURSE_SECTION)
+        mark = COURSE_PREFIX.rstrip()
+        lines += [f"{COURSE_PREFIX}{line}" if line else mark for line in course_text.splitlines()]
     return "\n".join(lines) + "\n"
 
 
@@ -196,8 +260,23 @@ def parse_record(text: str, filename: str = "<record>") -> Record:
     headers: dict[str, str] = {}
     record = Record(headers, filename=filename)
     in_body = False
+    course_lines: list[str] | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
+        if course_lines is not None:  # the course file, to the end
+            if raw.startswith(COURSE_PREFIX) or raw.rstrip() == COURSE_PREFIX.rstrip():
+                course_lines.append(raw[len(COURSE_PREFIX) :])
+                continue
+            if raw.strip():
+                raise RecordError(
+                    f"{filename}:{number}: after '{COURSE_SECTION}' every line of the course"
+                    f" file starts with {COURSE_PREFIX.strip()!r}"
+                )
+            continue
         line = raw.strip()
+        if in_body and line == COURSE_SECTION:
+            course_lines = []
+            record.course_line = number
+            continue
         if not line or line.startswith("#"):
             continue
         if not in_body:
@@ -213,6 +292,8 @@ def parse_record(text: str, filename: str = "<record>") -> Record:
         if len(parts) < 3 or not parts[1].startswith("P") or not parts[1][1:].isdigit():
             raise RecordError(f"{filename}:{number}: expected 'DECISION-ID P<seat> CHOICE...'")
         record.lines.append(RecordLine(number, parts[0], int(parts[1][1:]) - 1, parts[2:]))
+    if course_lines is not None:
+        record.course_text = "\n".join(course_lines) + "\n"
     if record.version not in FORMAT_VERSIONS:
         raise RecordError(
             f"{filename}:1: not a roborally record (version {' or '.join(FORMAT_VERSIONS)})"

@@ -46,6 +46,7 @@ from roborally.server.cluster.node import FORWARDED, ClusterNode
 from roborally.server.cluster.quota import SharedQuota
 from roborally.server.cluster.router import ClusterRouter
 from roborally.server.connection import Connection
+from roborally.server.custom_courses import CustomCourse, custom_course_for
 from roborally.server.database import open_database
 from roborally.server.headers import SecurityHeaders
 from roborally.server.index_page import index_route
@@ -84,6 +85,7 @@ from roborally.server.room import (
 from roborally.server.rulesets import (
     PROTOCOL_VERSION,
     available_editions,
+    course_fits,
     courses_for,
     find_edition,
     options_json,
@@ -487,8 +489,11 @@ class GameServer:
         return base
 
     # ------------------------------------------------------------ create
-    def settings_from(self, body: dict[str, Any]) -> tuple[GameSettings, list[Seat]]:
-        """Validate a create request (protocol 1.3)."""
+    def settings_from(
+        self, body: dict[str, Any], custom: CustomCourse | None = None
+    ) -> tuple[GameSettings, list[Seat]]:
+        """Validate a create request (protocol 1.3); ``custom``: the stored custom course
+        ``body["course"]`` names (custom_courses.py)."""
         opts = self.options
         edition = find_edition(body.get("edition", "2023"))
         if edition is None:
@@ -497,6 +502,10 @@ class GameServer:
             raise ApiError(400, "unknown_edition", f"unknown edition {shown!r} (known: {known})")
         course_id = body.get("course")
         info = next((c for c in courses_for(edition.id) if c.id == course_id), None)
+        if custom is not None:
+            info = custom.info if course_fits(custom.info, edition.id) else None
+        if info is None and custom is not None:
+            raise ApiError(400, "unknown_course", custom.misfit(edition.id))
         if info is None:
             known = ", ".join(c.id for c in courses_for(edition.id))
             shown = str(course_id)[:40]
@@ -560,6 +569,7 @@ class GameServer:
             seed_chosen=chosen_seed,
             rng=RNG_VERSION,
             table=table,
+            course_text=custom.text if custom is not None else "",
         )
         return settings, seats
 
@@ -684,7 +694,7 @@ class GameServer:
 
     async def create(self, body: dict[str, Any], base: str, address: str) -> dict[str, Any]:
         await self.close_idle_lobbies()
-        settings, seats = self.settings_from(body)
+        settings, seats = self.settings_from(body, await custom_course_for(self, body))
         bots_only = not any(s.human for s in seats)
         async with self.admitted(address, bots_only):
             return await self._create(settings, seats, base, address)
@@ -1409,9 +1419,13 @@ def create_app(
     app.state.server = server
     if server.cluster is not None:
         server.cluster.app = app  # calls sent by other processes run through it
-    from roborally.server import web_extras
+    from roborally.server import custom_courses, web_extras
 
     web_extras.install(app)  # the rendered board layer and card texts for the page
+    from roborally.server import builder_api
+
+    builder_api.install(app)  # the course builder's page and its API (/build, /api/build/)
+    custom_courses.install(app)  # players' own courses (in front: their board pictures too)
     return app
 
 

@@ -11,6 +11,7 @@ It shows how a client uses ``docs/protocol.md`` and drives ``roborally bot``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
@@ -21,6 +22,7 @@ from typing import Any
 
 from roborally.bots.base import Bot
 from roborally.bots.random_bot import RandomBot
+from roborally.content.courses import CourseFormatError, register_course_text
 from roborally.engine.core.decisions import TIMEOUT
 from roborally.engine.core.view import choice_to_json, decision_from_json
 from roborally.server.protocol import (
@@ -114,6 +116,13 @@ def view_leaks(text: str, viewer: int | None) -> list[str]:
             f"a hand that is not seat {viewer}'s: {h}" for h in hands_in(text) if h not in own
         ]
     return problems
+
+
+def _register_course(text: str) -> None:
+    """Make a game's custom course known to this process's bots; a file that does not read
+    leaves the bots to play without it (they answer safely), never stops the client."""
+    with contextlib.suppress(CourseFormatError, ValueError):
+        register_course_text(text)
 
 
 @dataclass
@@ -289,6 +298,8 @@ class RemotePlayer:
             kind = msg.get("type")
             if kind == "welcome":
                 self.result.seat = msg["seat"]
+                if isinstance(msg.get("course_file"), str):  # a custom course: the bots plan on it
+                    _register_course(msg["course_file"])
                 if msg.get("token"):  # the invite's seat is ours: its token opens it again
                     self.token, self.invite = msg["token"], None
                     self._status(f"took seat {msg['seat']} with its invite")

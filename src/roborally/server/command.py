@@ -60,6 +60,15 @@ HELP: dict[str, str] = {
     "busy_seconds": "how long a save waits for a locked database before it fails",
     "database": "PostgreSQL to keep the games in, postgresql://user@host:5432/dbname (the"
     " password in PGPASSWORD or ~/.pgpass); without it, SQLite in the data directory",
+    "custom_course_bytes": "the largest custom course file a player may upload, in bytes",
+    "custom_course_boards": "boards one custom course may have",
+    "custom_course_spaces": "spaces the boards of one custom course may have together",
+    "custom_course_checkpoints": "checkpoints one custom course may have",
+    "custom_courses_per_address": "custom courses one client address may keep at once",
+    "custom_courses_total": "custom courses the server keeps at once",
+    "custom_uploads_per_minute": "custom courses one address may upload a minute",
+    "custom_checks": "custom course uploads checked at once (a few more wait, the rest are"
+    " refused with 503)",
     "public_url": "the start of invite links, e.g. https://rally.example.org (behind a proxy)",
     "redis": "scale-out mode: the Redis server the processes share, e.g. redis://10.0.0.5:6379/0"
     " (with a PostgreSQL --database; docs/scaling.md)",

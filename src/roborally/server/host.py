@@ -241,7 +241,9 @@ class GameHost:
             self.views(views),
             game.state.round,
             outcome_json(game),
-            write_record(game, self.settings.course, self.id) if over else None,
+            write_record(game, self.settings.course, self.id, self.settings.course_text or None)
+            if over
+            else None,
             more and not over,
         )
 
@@ -416,7 +418,9 @@ class GameHost:
 
     # ------------------------------------------------------------ records
     def record(self) -> str:
-        return write_record(self.game, self.settings.course, self.id)
+        return write_record(
+            self.game, self.settings.course, self.id, self.settings.course_text or None
+        )
 
     def digest(self) -> dict[str, Any]:
         """The state digest and action count (tests and the red-team check use it)."""

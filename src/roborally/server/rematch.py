@@ -187,6 +187,7 @@ class Rematches:
             seed_chosen=False,
             rng=RNG_VERSION,
             table=old.table,
+            course_text=old.course_text,
         )
         game_id = await server.new_game_id()
         holders = {c.seat: c.token for c in room.conns if c.seat is not None and c.token}

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from roborally.content.boardjson import course_board
+from roborally.content.boardjson import course_board, custom_course_board
 from roborally.engine.core.state import NUM_REGISTERS
 from roborally.engine.game import Game
 from roborally.server import showtime, social
@@ -443,7 +443,11 @@ class GameRoom:
 
     def board(self) -> dict[str, Any]:
         settings = self.settings
-        return course_board(settings.course, settings.edition, frozenset(settings.variants))
+        variants = frozenset(settings.variants)
+        if settings.course_text:  # a custom course: the game holds its file
+            settings.course_info()  # known by id in this process while the game is
+            return custom_course_board(settings.course_text, settings.edition, variants)
+        return course_board(settings.course, settings.edition, variants)
 
     def joinable(self) -> list[Seat]:
         """Human seats that ``join`` may hand out: nobody holds them, and not the host's (the
@@ -574,6 +578,8 @@ class GameRoom:
             limits={"message_bytes": self.ctx.options.message_bytes},
             settings=self.public_settings(),
             board=self.board(),
+            # A custom course's file, so that a remote bot can plan on it (protocol 1.11).
+            **({"course_file": self.settings.course_text} if self.settings.course_text else {}),
             **self.talk.welcome(conn),
         )
 

@@ -8,11 +8,11 @@ the game is over unless the host chose it, see docs/server.md "Fair shuffles").
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from roborally.content.cards import damage_deck
-from roborally.content.courses import find_course
+from roborally.content.courses import CourseInfo, find_course, register_course_text
 from roborally.engine.core.rng import (
     LEGACY_RNG,
     RNG_VERSION,
@@ -48,6 +48,11 @@ class GameSettings:
     #: Tabletop mode: the creator's screen shows the board to the table and plays no seat, so
     #: every human seat gets an invite and no seat is the host's (the host token starts it).
     table: bool = False
+    #: A custom course's file (its boards drawn inside; docs/server.md "Custom courses"): the
+    #: game keeps it, so saves, restarts, workers, bots and records never need the store.
+    #: Empty for a shipped course.
+    course_text: str = ""
+    _info: CourseInfo | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def commitment(self) -> str:
@@ -70,12 +75,13 @@ class GameSettings:
             "first_player": self.first_player,
             "public": self.public,
             "table": self.table,
-        }
+        } | ({"course_text": self.course_text} if self.course_text else {})
 
     def public_json(self, reveal: bool = False) -> dict[str, Any]:
         """What every player and spectator may see: the seed only when the host chose it or
         ``reveal`` (the game is over); always its commitment."""
         data = self.to_json()
+        data.pop("course_text", None)  # the board is sent as JSON; the file is the store's
         if not (reveal or self.seed_chosen):
             data["seed"] = None
         data["seed_commitment"] = self.commitment
@@ -100,12 +106,26 @@ class GameSettings:
             # Games stored before fair seeds keep the generator they started with.
             str(data.get("rng", LEGACY_RNG)),
             table=bool(data.get("table", False)),
+            course_text=str(data.get("course_text") or ""),
         )
+
+    def course_info(self) -> CourseInfo:
+        """The game's course: a shipped one by id, or the custom course its text holds
+        (registered in this process while these settings are kept, so that the bots and the
+        records find it by id)."""
+        if not self.course_text:
+            return find_course(self.course)
+        if self._info is None:
+            info = register_course_text(self.course_text, f"{self.course}.course")
+            if info.id != self.course:
+                raise ValueError(f"the course text is of course {info.id!r}, not {self.course!r}")
+            self._info = info
+        return self._info
 
     def config(self, names: tuple[str, ...]) -> GameConfig:
         speed = self.edition == "2023" and "speed" in self.variants
         return GameConfig(
-            find_course(self.course).course,
+            self.course_info().course,
             names,
             seed=self.seed,
             edition=self.edition,
@@ -180,6 +200,15 @@ class ServerOptions:
     # Storage.
     busy_seconds: float = 2.0  # how long a save waits for a locked database before failing
     database: str | None = None  # a postgresql:// URL; None: SQLite in the data directory
+    # Custom courses players upload (docs/server.md "Custom courses").
+    custom_course_bytes: int = 256 * 1024  # the largest course file
+    custom_course_boards: int = 8  # boards in one course
+    custom_course_spaces: int = 2_500  # spaces of a course's boards together (50 x 50)
+    custom_course_checkpoints: int = 12  # checkpoints of one course
+    custom_courses_per_address: int = 20  # courses one address keeps at once
+    custom_courses_total: int = 2_000  # courses the server keeps at once
+    custom_uploads_per_minute: int = 6  # uploads per address (a burst of this many, then 1/10 s)
+    custom_checks: int = 2  # uploads checked at once; a few more wait, the rest get 503
     # Hosting.
     public_url: str | None = None  # the base of invite links, e.g. https://rally.example.org
     # Scale-out mode (docs/scaling.md): many server processes share the games through Redis.

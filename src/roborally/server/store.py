@@ -81,6 +81,19 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 CREATE TABLE IF NOT EXISTS rematches (game_id TEXT PRIMARY KEY, rematch_id TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runtime (game_id TEXT PRIMARY KEY, data TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS custom_courses (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    address TEXT NOT NULL,
+    author TEXT NOT NULL,
+    listed INTEGER NOT NULL,
+    owner_hash TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    text TEXT,
+    deleted REAL
+);
+CREATE INDEX IF NOT EXISTS custom_courses_listed ON custom_courses (listed, deleted, created);
+CREATE INDEX IF NOT EXISTS custom_courses_address ON custom_courses (address, deleted);
 """
 
 
@@ -186,6 +199,55 @@ class GameStore(Protocol):
         ...
 
     def finished_summaries(self, limit: int = 50) -> list[dict[str, Any]]: ...
+
+    def add_custom_course(self, course: StoredCourse, per_address: int, total: int) -> str | None:
+        """Store a custom course unless its address keeps ``per_address`` courses already
+        (``"address"``) or the server ``total`` (``"total"``), or its id was ever used
+        (``"id"``): the counts and the write in one transaction."""
+        ...
+
+    def custom_course(self, course_id: str) -> StoredCourse | None:
+        """A kept custom course with its text (``None``: unknown or deleted)."""
+        ...
+
+    def custom_courses(self, limit: int) -> list[StoredCourse]:
+        """The newest listed custom courses, without their texts."""
+        ...
+
+    def delete_custom_course(self, course_id: str) -> bool:
+        """Forget a custom course's text; its id stays used (``False``: not kept)."""
+        ...
+
+
+@dataclass
+class StoredCourse:
+    """A custom course as the store keeps it (docs/server.md "Custom courses")."""
+
+    id: str
+    created: float
+    address: str  # the per-address key of its uploader (limits.client_key)
+    author: str
+    listed: bool
+    owner_hash: str  # SHA-256 of the owner token
+    summary: dict[str, Any]
+    text: str | None  # the canonical course file (None when listed without texts)
+
+
+CUSTOM_COLUMNS = "id, created, address, author, listed, owner_hash, summary"
+
+
+def stored_course(row: tuple[Any, ...], text: str | None = None) -> StoredCourse:
+    """A :class:`StoredCourse` from a row of :data:`CUSTOM_COLUMNS` (both backends)."""
+    return StoredCourse(
+        str(row[0]),
+        float(row[1]),
+        str(row[2]),
+        str(row[3]),
+        bool(row[4]),
+        str(row[5]),
+        json.loads(row[6]),
+        text,
+    )
 
 
 def finished_summary(
@@ -597,6 +659,75 @@ class Store:
             (limit,),
         ).fetchall()
         return [finished_summary(*r) for r in rows]
+
+    # ------------------------------------------------------------ custom courses
+    def add_custom_course(self, course: StoredCourse, per_address: int, total: int) -> str | None:
+        refusal: list[str] = []
+
+        def work() -> None:
+            used = self.db.execute("SELECT 1 FROM custom_courses WHERE id = ?", (course.id,))
+            if used.fetchone() is not None:
+                refusal.append("id")
+                return
+            mine = self.db.execute(
+                "SELECT COUNT(*) FROM custom_courses WHERE address = ? AND deleted IS NULL",
+                (course.address,),
+            ).fetchone()[0]
+            if mine >= per_address:
+                refusal.append("address")
+                return
+            kept = self.db.execute(
+                "SELECT COUNT(*) FROM custom_courses WHERE deleted IS NULL"
+            ).fetchone()[0]
+            if kept >= total:
+                refusal.append("total")
+                return
+            self.db.execute(
+                f"INSERT INTO custom_courses ({CUSTOM_COLUMNS}, text)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    course.id,
+                    course.created,
+                    course.address,
+                    course.author,
+                    int(course.listed),
+                    course.owner_hash,
+                    json.dumps(course.summary),
+                    course.text,
+                ),
+            )
+
+        self._transaction(work)
+        return refusal[0] if refusal else None
+
+    def custom_course(self, course_id: str) -> StoredCourse | None:
+        row = self.db.execute(
+            f"SELECT {CUSTOM_COLUMNS}, text FROM custom_courses WHERE id = ? AND deleted IS NULL",
+            (course_id,),
+        ).fetchone()
+        return None if row is None else stored_course(row, str(row[7]))
+
+    def custom_courses(self, limit: int) -> list[StoredCourse]:
+        rows = self.db.execute(
+            f"SELECT {CUSTOM_COLUMNS} FROM custom_courses WHERE listed = 1 AND deleted IS NULL"
+            " ORDER BY created DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [stored_course(row) for row in rows]
+
+    def delete_custom_course(self, course_id: str) -> bool:
+        done: list[int] = []
+
+        def work() -> None:
+            cursor = self.db.execute(
+                "UPDATE custom_courses SET text = NULL, deleted = ?"
+                " WHERE id = ? AND deleted IS NULL",
+                (time.time(), course_id),
+            )
+            done.append(cursor.rowcount)
+
+        self._transaction(work)
+        return bool(done and done[0])
 
 
 class AsyncStore:

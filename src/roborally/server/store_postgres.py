@@ -30,18 +30,23 @@ from urllib.parse import urlsplit
 import psycopg
 
 from roborally.server.store import (
+    CUSTOM_COLUMNS,
     DatabaseUnavailable,
     OwnershipLost,
+    StoredCourse,
     StoredGame,
     StoreError,
     action_rows,
     finished_summary,
     game_update,
     safe_url,
+    stored_course,
 )
 
 #: The key of the advisory lock held while migrations run ("roborally" in ASCII, 8 bytes' worth).
 MIGRATION_LOCK = 0x726F626F72616C6C
+#: The key of the advisory lock that makes a custom course's quota check and insert one step.
+CUSTOM_COURSE_LOCK = MIGRATION_LOCK + 1
 MIGRATION_NAME = re.compile(r"(\d{4})_([a-z0-9_]+)\.sql")
 CONNECT_SECONDS = 10
 
@@ -380,3 +385,75 @@ class PostgresStore:
             (limit,),
         )
         return [finished_summary(*r) for r in rows]
+
+    # ------------------------------------------------------------ custom courses
+    def add_custom_course(self, course: StoredCourse, per_address: int, total: int) -> str | None:
+        """See :meth:`GameStore.add_custom_course`; an advisory lock makes the counts and the
+        insert one step for every process."""
+        refusal: list[str] = []
+
+        def work(cur: psycopg.Cursor[Any]) -> None:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (CUSTOM_COURSE_LOCK,))
+            cur.execute("SELECT 1 FROM custom_courses WHERE id = %s", (course.id,))
+            if cur.fetchone() is not None:
+                refusal.append("id")
+                return
+            cur.execute(
+                "SELECT COUNT(*) FROM custom_courses WHERE address = %s AND deleted IS NULL",
+                (course.address,),
+            )
+            row = cur.fetchone()
+            if row is not None and row[0] >= per_address:
+                refusal.append("address")
+                return
+            cur.execute("SELECT COUNT(*) FROM custom_courses WHERE deleted IS NULL")
+            row = cur.fetchone()
+            if row is not None and row[0] >= total:
+                refusal.append("total")
+                return
+            cur.execute(
+                f"INSERT INTO custom_courses ({CUSTOM_COLUMNS}, text)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)".encode(),
+                (
+                    course.id,
+                    course.created,
+                    course.address,
+                    course.author,
+                    course.listed,
+                    course.owner_hash,
+                    json.dumps(course.summary),
+                    course.text,
+                ),
+            )
+
+        self._transaction(work)
+        return refusal[0] if refusal else None
+
+    def custom_course(self, course_id: str) -> StoredCourse | None:
+        row = self._one(
+            f"SELECT {CUSTOM_COLUMNS}, text FROM custom_courses WHERE id = %s AND deleted IS NULL",
+            (course_id,),
+        )
+        return None if row is None else stored_course(row, str(row[7]))
+
+    def custom_courses(self, limit: int) -> list[StoredCourse]:
+        rows = self._rows(
+            f"SELECT {CUSTOM_COLUMNS} FROM custom_courses WHERE listed AND deleted IS NULL"
+            " ORDER BY created DESC LIMIT %s",
+            (limit,),
+        )
+        return [stored_course(row) for row in rows]
+
+    def delete_custom_course(self, course_id: str) -> bool:
+        done: list[int] = []
+
+        def work(cur: psycopg.Cursor[Any]) -> None:
+            cur.execute(
+                "UPDATE custom_courses SET text = NULL, deleted = %s"
+                " WHERE id = %s AND deleted IS NULL",
+                (time.time(), course_id),
+            )
+            done.append(cur.rowcount)
+
+        self._transaction(work)
+        return bool(done and done[0])

@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route
 from roborally.content.catalogue import cards_json
 from roborally.content.courses import list_courses
 from roborally.content.i18n import DEFAULT, LANGUAGES, text, title_of
-from roborally.engine.core.board import Board
+from roborally.engine.core.board import Board, Grid
 from roborally.engine.editions import all_editions, edition
 from roborally.render import board_layer
 from roborally.server import rules_pages
@@ -57,6 +57,12 @@ def board_svg_text(
         return None
     grid = edition(edition_id).grid(info.course, variants)
     classic = edition_id.startswith("classic")  # the classic colours
+    return grid_svg(grid, classic, lang)
+
+
+def grid_svg(grid: Grid, classic: bool = False, lang: str = DEFAULT) -> str:
+    """A course's board layer as the standalone SVG document the page draws on (``data-cell``,
+    ``data-margin``, a ``viewBox`` with the margin around the course), labels in ``lang``."""
     width = grid.width * CELL + 2 * MARGIN
     height = grid.height * CELL + 2 * MARGIN
     return (

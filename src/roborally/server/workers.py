@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from roborally.server.course_upload import check_upload
 from roborally.server.host import GameHost, HostSpec, Refused, check_settings
 from roborally.server.settings import ServerOptions
 
@@ -63,6 +64,8 @@ class Hosts:
             return None
         if op == "check_settings":
             return check_settings(*args)
+        if op == "check_course":  # an uploaded custom course (course_upload.py)
+            return check_upload(*args)
         if op == "ping":
             return os.getpid()
         held = self.games.get(game_id)
@@ -341,9 +344,10 @@ class WorkerPool:
             with contextlib.suppress(WorkerLost, HostLost):
                 await worker.call("close", game_id)
 
-    async def any_call(self, op: str, *args: Any) -> Any:
-        """A call that needs no game (a settings check), on the least busy people worker."""
-        workers = [await self._healthy(w) for w in list(self.lanes[PEOPLE])]
+    async def any_call(self, op: str, *args: Any, lane: str = PEOPLE) -> Any:
+        """A call that needs no game (a settings check), on the least busy worker of ``lane``
+        (a custom course's check goes to the bot lane: it never slows a game with people)."""
+        workers = [await self._healthy(w) for w in list(self.lanes[lane])]
         worker = min(workers, key=lambda w: len(w.games))
         return await worker.call(op, "", *args)
 
