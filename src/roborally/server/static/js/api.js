@@ -53,6 +53,8 @@ export const api = {
   replay: (id) => call(`/api/games/${enc(id)}/replay`),
   recordUrl: (id) => `/api/games/${enc(id)}/record`,
   course: (id) => call(`/api/courses/${enc(id)}`),
+  customCourses: () => call("/api/custom-courses"),
+  customCourse: (id) => call(`/api/custom-courses/${enc(id)}`),
 };
 
 const svgCache = new Map();

@@ -10,7 +10,7 @@ import { installLobbyTutorial } from "./tutorial.js";
 import { timerWords, variantInfo } from "./variants.js";
 import { hasText, language, languageSwitcher, t, titleOf } from "./i18n.js";
 import { colourName, seatChip, seatName } from "./seats.js";
-import { fill, h, seatUrl, store, tableUrl, toast } from "./util.js";
+import { fill, h, params, seatUrl, store, tableUrl, toast } from "./util.js";
 
 // The server names seats nobody named by colour, in English; the page shows those names in its
 // language (seats.js colourName) and, in another language than English, sends those.
@@ -38,7 +38,9 @@ export class Lobby {
           h("p.rules-line", null, t("lobby.rules_intro"), " ",
             rulesLink("2023", "", t("lobby.rules_2023"), { "data-testid": "rules-2023" }), " · ",
             rulesLink("classic", "", t("lobby.rules_classic"), { "data-testid": "rules-classic" }), " · ",
-            rulesLink("classic-1994", "", t("lobby.rules_1994"), { "data-testid": "rules-classic-1994" }))),
+            rulesLink("classic-1994", "", t("lobby.rules_1994"), { "data-testid": "rules-classic-1994" })),
+          h("p.build-line", null, h("a.button.ghost.small", { href: "/build", "data-testid": "build-link" }, t("build.lobby.link")), " ",
+            h("span.dim", null, t("build.lobby.hint")))),
         h("div.hero-language", null, languageSwitcher())),
       h("div.lobby-grid", null, this.formBox, this.gamesBox)));
     installLobbyTutorial(this.root);
@@ -48,6 +50,8 @@ export class Lobby {
       fill(this.formBox, h("p.error", null, refusalText(error.code, error.message)));
       return;
     }
+    this.custom = await this.customCourses();
+    await this.addLinkedCourse();
     this.renderForm();
     this.refresh();
     this.poll = setInterval(() => this.refresh(), 4000);
@@ -103,6 +107,8 @@ export class Lobby {
     fill(this.formBox, h("h2", { id: "new-game-title" }, t("lobby.new_game")), form);
     const me = { kind: "human", me: true };
     this.seats = [me, { kind: "bot", bot: this.defaultBot() }, { kind: "bot", bot: this.defaultBot() }];
+    const linked = this.linked && o.courses.find((c) => c.id === this.linked);
+    if (linked && linked.edition !== "any" && o.editions.some((e) => e.id === linked.edition)) this.editionSelect.value = linked.edition;
     this.onEdition();
   }
 
@@ -124,11 +130,13 @@ export class Lobby {
     this.edition = this.editionSelect.value || this.edition;
     const o = this.options;
     const ed = this.editionInfo();
+    const fits = (c) => c.edition === "any" || this.edition === c.edition || this.edition.startsWith(c.edition + "-");
     const courses = ed && Array.isArray(ed.courses)
-      ? o.courses.filter((c) => ed.courses.includes(c.id))
+      ? o.courses.filter((c) => ed.courses.includes(c.id) || (c.custom && fits(c)))
       : o.courses.filter((c) => c.edition === this.edition || c.edition === "any");
     fill(this.courseSelect, ...groupCourses(courses));
-    const preferred = courses.find((c) => c.id === store.get("course")) || courses.find((c) => c.id === "tiny") || courses[0];
+    const linked = this.linked && courses.find((c) => c.id === this.linked);
+    const preferred = linked || courses.find((c) => c.id === store.get("course")) || courses.find((c) => c.id === "tiny") || courses[0];
     if (preferred) this.courseSelect.value = preferred.id;
     const timer = ed && ed.timer;
     this.timerRule = timer;
@@ -354,6 +362,7 @@ export class Lobby {
     };
     const rules = (ids) => this.rulesTitles(ids);
     fill(this.gamesBox,
+      this.customPanel(),
       h("section.panel", { "data-testid": "open-games" }, h("h2", null, t("lobby.open_games")),
         open.length ? h("ul.game-list", null, open.map((g) => this.openRow(g, title))) : h("p.empty", null, t("lobby.no_open_games"))),
       running.length ? h("section.panel", { "data-testid": "running-games" }, h("h2", null, t("lobby.running")),
@@ -369,6 +378,57 @@ export class Lobby {
       finished.length ? h("section.panel", { "data-testid": "finished-games" }, h("h2", null, t("lobby.finished")),
         h("ul.game-list", null, finished.slice(0, 8).map((g) => gameRow(g, title, rules, [h("a.button.ghost.small", { href: `/?replay=${encodeURIComponent(g.game_id)}` }, t("lobby.replay"))], prettyResult(g.result, g.seats, g.edition))))) : null,
     );
+  }
+
+  // --------------------------------------------------------- custom courses
+  /** The listed custom courses (GET /api/custom-courses), as the course list's entries. */
+  async customCourses() {
+    try {
+      const data = await api.customCourses();
+      const list = (data.courses || []).map((c) => ({ ...c, custom: true }));
+      for (const c of list) if (!this.options.courses.some((x) => x.id === c.id)) this.options.courses.push(c);
+      return list;
+    } catch {
+      return [];
+    }
+  }
+
+  /** /?course=c-XXXXXXXX opens the lobby with that course chosen (listed or link-only). */
+  async addLinkedCourse() {
+    const id = params.get("course");
+    if (!id) return;
+    if (!this.options.courses.some((c) => c.id === id)) {
+      try {
+        const data = await api.customCourse(id);
+        this.options.courses.push({ ...data.course, id, custom: true });
+      } catch {
+        toast(t("build.lobby.missing", { id }), "error");
+        return;
+      }
+    }
+    this.linked = id;
+  }
+
+  customPanel() {
+    const list = this.custom || [];
+    return h("section.panel", { "data-testid": "custom-courses" }, h("h2", null, t("build.lobby.custom")),
+      list.length
+        ? h("ul.game-list", null, list.slice(0, 12).map((c) => h("li.game-row", { "data-custom": c.id },
+          h("div.grow", null, h("strong", null, c.title || c.id),
+            h("div.meta", null, h("span.dim", null, [c.author ? t("build.lobby.by", { author: c.author }) : "", c.players ? t("lobby.player_range", { low: c.players[0], high: c.players[1] }) : ""].filter(Boolean).join(" · ")))),
+          h("div.actions", null, h("button.primary.small", { type: "button", "data-testid": "custom-play-" + c.id, onclick: () => this.playCustom(c) }, t("build.lobby.play"))))))
+        : h("p.empty", null, t("build.lobby.none")));
+  }
+
+  /** The Play button of a custom course: a game on it with the form's seats and rules. */
+  playCustom(c) {
+    if (c.edition !== "any" && this.options.editions.some((e) => e.id === c.edition) && this.editionSelect.value !== c.edition) {
+      this.editionSelect.value = c.edition;
+      this.onEdition();
+    }
+    this.courseSelect.value = c.id;
+    this.onCourse();
+    this.create();
   }
 
   rulesTitles(ids) {
@@ -448,13 +508,13 @@ function gameRow(g, title, rules, actions, note) {
 function groupCourses(courses) {
   const tiers = new Map();
   for (const c of courses) {
-    const tier = c.tier || "misc";
+    const tier = c.custom ? "custom" : c.tier || "misc";
     if (!tiers.has(tier)) tiers.set(tier, []);
     tiers.get(tier).push(c);
   }
   const out = [];
   for (const [tier, list] of tiers) {
-    const group = h("optgroup", { label: named("lobby.tier.", tier) });
+    const group = h("optgroup", { label: tier === "custom" ? t("build.lobby.group") : named("lobby.tier.", tier) });
     const about = (c) => [c.length ? named("lobby.length.", c.length) : null, `${c.players[0]}–${c.players[1]}`].filter(Boolean).join(", ");
     for (const c of list) group.append(h("option", { value: c.id }, `${titleOf("course", c.id, c.title)} (${about(c)})`));
     out.push(group);
