@@ -14,9 +14,10 @@ import dataclasses
 import json
 import random
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -37,6 +38,7 @@ from roborally.server.store import Store
 from test_format_fuzz import ALPHABET, DRAWN, mutated
 
 HERE = Path(__file__).parent
+T = TypeVar("T")
 COUSIN = (HERE / "custom-courses" / "cousin.course").read_text(encoding="utf-8")
 
 
@@ -71,7 +73,9 @@ def fuzz(examples: int) -> Any:
 
 # ------------------------------------------------------------------------------ the server
 class Poster:
-    """The real app on one event loop of its own; ``post`` sends one upload."""
+    """The real app on one event loop of its own, in a thread of its own (a test before this
+    one in the same process, a browser test's Playwright, may hold this thread's running loop);
+    ``post`` sends one upload."""
 
     def __init__(self, data_dir: Path) -> None:
         options = ServerOptions(
@@ -86,14 +90,20 @@ class Poster:
         self.app = create_app(data_dir, options)
         self.server = self.app.state.server
         self.loop = asyncio.new_event_loop()
-        self.loop.run_until_complete(self.server.startup())
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.run(self.server.startup())
         transport = httpx.ASGITransport(app=self.app)
         self.client = httpx.AsyncClient(transport=transport, base_url="http://fuzz")
         self.count = 0
         self.statuses: dict[int, int] = {}
 
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` on the app's loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(work, self.loop).result(timeout=120)
+
     def post(self, **kwargs: Any) -> httpx.Response:
-        response = self.loop.run_until_complete(self.client.post("/api/custom-courses", **kwargs))
+        response = self.run(self.client.post("/api/custom-courses", **kwargs))
         self.count += 1
         self.statuses[response.status_code] = self.statuses.get(response.status_code, 0) + 1
         assert response.status_code in (201, 400, 413), response.text
@@ -119,8 +129,10 @@ class Poster:
         return self.post(json={"text": text, "author": author, "listed": listed})
 
     def close(self) -> None:
-        self.loop.run_until_complete(self.client.aclose())
-        self.loop.run_until_complete(self.server.shutdown())
+        self.run(self.client.aclose())
+        self.run(self.server.shutdown())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=30)
         self.loop.close()
 
 
