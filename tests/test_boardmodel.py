@@ -243,6 +243,7 @@ def test_course_model_findings_are_placed_on_the_course() -> None:
         ({"id": "Big Course"}, "check.course_id"),
         ({"players": [5, 2]}, "check.course_players"),
         ({"edition": "1066"}, "check.course_edition"),
+        ({"edition": "2023", "variants": ["four_lives"]}, "check.course_variant"),
         ({"boards": [{"name": "training-ground", "offset": [95, 0]}]}, "check.course_size"),
     ],
 )
@@ -500,3 +501,12 @@ def test_every_state_of_a_course_with_push_panels_moves_as_before() -> None:
             assert new.reachable(starts, space.pos, False) == old.reachable(
                 starts, space.pos, False
             )
+
+
+def test_a_course_model_keeps_its_alternative_rules() -> None:
+    _, model = read_text((COURSE_DIR / "tiny.course").read_text(encoding="utf-8"), "tiny.course")
+    assert model["variants"] == []
+    draft = read_course_model({**model, "variants": ["less_deadly"]})
+    assert draft.text is not None and 'variants = ["less_deadly"]' in draft.text
+    _, again = read_text(draft.text, "tiny.course")
+    assert again["variants"] == ["less_deadly"]

@@ -186,3 +186,25 @@ def test_records_of_shipped_courses_carry_no_course() -> None:
     text = write_record(game, "tiny")
     assert "--- course" not in text
     assert parse_record(text).course_text == ""
+
+
+def test_a_course_names_the_alternative_rules_to_play_it_with() -> None:
+    text = CUSTOM.replace(
+        "players = [2, 4]\n", 'players = [2, 4]\nvariants = ["less_deadly", "dynamic_archiving"]\n'
+    )
+    info = parse_course(text, "c.course")
+    assert info.variants == ("dynamic_archiving", "less_deadly")
+    assert info.summary()["variants"] == ["dynamic_archiving", "less_deadly"]
+    written = write_course(info, leading_comment(text), drawing_comments(text))
+    assert 'variants = ["dynamic_archiving", "less_deadly"]\n' in written
+    assert parse_course(written, "c.course") == info
+    assert parse_course(CUSTOM, "c.course").variants == ()  # none named: none written
+    assert "variants" not in write_course(parse_course(CUSTOM, "c.course"))
+    classic_only = text.replace("dynamic_archiving", "four_lives")
+    with pytest.raises(CourseFormatError, match="'four_lives' for edition '2023'") as caught:
+        parse_course(classic_only, "c.course")
+    assert (caught.value.line, caught.value.column) == (9, 1)
+    with pytest.raises(CourseFormatError, match="variants must be a list of names"):
+        parse_course(text.replace('["less_deadly", "dynamic_archiving"]', "3"), "c.course")
+    anywhere = classic_only.replace('edition = "2023"', 'edition = "any"')
+    assert parse_course(anywhere, "c.course").variants == ("four_lives", "less_deadly")

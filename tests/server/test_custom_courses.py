@@ -319,3 +319,16 @@ def test_the_welcome_carries_a_custom_course_for_bots_on_other_machines(tmp_path
         timeout=120,
     )
     assert done.returncode == 0 and done.stdout.strip() == cid, done.stderr
+
+
+def test_a_game_starts_with_the_alternative_rules_its_course_names(tmp_path: Path) -> None:
+    ruled = CUSTOM.replace("players = [2, 4]\n", 'players = [2, 4]\nvariants = ["less_deadly"]\n')
+    with make_client(tmp_path) as client:
+        made = uploaded(client, ruled)
+        assert made["course"]["variants"] == ["less_deadly"]
+        seats = [{"kind": "human"}, {"kind": "bot"}]
+        named = create(client, course=made["id"], seats=seats)
+        chosen = create(client, course=made["id"], seats=seats, variants=[])
+        plain = create(client, course=uploaded(client)["id"], seats=seats)
+        games = [client.get(f"/api/games/{g['game_id']}").json() for g in (named, chosen, plain)]
+    assert [g["variants"] for g in games] == [["less_deadly"], [], []]

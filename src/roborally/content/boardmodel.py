@@ -52,6 +52,7 @@ from roborally.content.courses import (
     board_named,
     drawing_comments,
     parse_course,
+    variants_for,
     write_course,
 )
 from roborally.content.validate import Finding, check_course
@@ -608,6 +609,7 @@ def course_to_model(info: CourseInfo, comment: str = "", text: str = "") -> dict
         "reboot_damage": course.reboot_damage,
         "inactive": [[p.x, p.y] for p in sorted(course.inactive, key=lambda p: (p.x, p.y))],
         "follows": info.follows,
+        "variants": list(info.variants),
         "boards": boards,
     }
 
@@ -679,6 +681,20 @@ def read_course_model(data: Any, where: str = "course", *, check: bool = True) -
             _finding("check.reboot_damage", "reboot damage must be a whole number from 0 to 9")
         )
         reboot_damage = 2
+    variants = _list(model.get("variants", []), f"{where}.variants", 30)
+    if not all(isinstance(v, str) for v in variants):
+        raise ModelError(f"{where}.variants", "must be a list of names")
+    known = variants_for(edition)
+    for name in [v for v in variants if v not in known]:
+        findings.append(
+            _finding(
+                "check.course_variant",
+                f"{name[:40]!r} is not an alternative rule of edition {edition!r}",
+                name=name[:40],
+                edition=edition,
+            )
+        )
+    variants = [v for v in variants if v in known]
     blocked_raw = _list(model.get("blocked_starts", []), f"{where}.blocked_starts", 20)
     if not all(_int(n) and 1 <= n <= 99 for n in blocked_raw):
         raise ModelError(f"{where}.blocked_starts", "must be a list of start numbers")
@@ -789,6 +805,7 @@ def read_course_model(data: Any, where: str = "course", *, check: bool = True) -
         course,
         follows,
         draft.filename,
+        variants=tuple(sorted(set(variants))),
     )
     try:
         grid = Grid(course)

@@ -13,6 +13,7 @@ A course file (``*.course``) is TOML::
     reboot_damage = 2                  # optional special rule (Battle Cry: 3)
     inactive = [[4, 4]]                # optional: spaces whose elements are switched off
     follows = "Morning Warm-Up"        # optional: the rulebook course it rebuilds
+    variants = ["less_deadly"]         # optional: the alternative rules to play it with
 
     [[board]]
     name = "training-ground"           # a board: NAME.board beside the course file, or shipped
@@ -66,6 +67,7 @@ from roborally.engine.core.board import (
     RebootToken,
 )
 from roborally.engine.core.geometry import Direction, Pos
+from roborally.engine.editions import all_editions
 
 DATA = resources.files("roborally.content") / "data"
 
@@ -92,6 +94,8 @@ class CourseInfo:
     follows: str = ""
     file: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The alternative rules the course is meant to be played with (a game may choose others).
+    variants: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, Any]:
         grid = Grid(self.course)
@@ -107,6 +111,7 @@ class CourseInfo:
             "start_spaces": len(grid.start_spaces),
             "reboot_damage": self.course.reboot_damage,
             "follows": self.follows,
+            "variants": list(self.variants),
         }
 
 
@@ -190,11 +195,22 @@ _KEYS = {
     "reboot_damage",
     "inactive",
     "follows",
+    "variants",
     "board",
     "reboot",
     "notes",
     "special_rules",
 }
+
+
+def variants_for(course_edition: str) -> list[str]:
+    """The alternative rules a course of ``course_edition`` may name: those of every edition
+    that plays it (``any``: all; ``classic``: classic and its 1994 variant)."""
+    found: set[str] = set()
+    for known in all_editions():
+        if course_edition in ("any", known.id) or known.id.startswith(course_edition + "-"):
+            found.update(known.variants)
+    return sorted(found)
 
 
 def _beside(folder: Path | None, name: object) -> Board | None:
@@ -367,6 +383,18 @@ def parse_course(
     if not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 99 for n in blocked):
         message = f"blocked_starts must list start numbers 1-99, got {_shown(blocked)}"
         raise fail("blocked_starts", message)
+    edition_id = data.get("edition", "any")
+    variants = data.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise fail("variants", f"variants must be a list of names, got {_shown(variants)}")
+    rules = variants_for(str(edition_id))
+    unknown = [v for v in variants if v not in rules]
+    if unknown:
+        message = (
+            f"unknown alternative rule {unknown[0][:40]!r} for edition {str(edition_id)[:20]!r}"
+            f" (known: {', '.join(rules)})"
+        )
+        raise fail("variants", message)
     course = Course(
         course_id,
         tuple(placed),
@@ -391,6 +419,7 @@ def parse_course(
         course,
         str(data.get("follows", "")),
         filename,
+        variants=tuple(sorted(set(variants))),
     )
 
 
@@ -574,6 +603,8 @@ def write_course(
         lines.append(f"inactive = [{', '.join(_toml_pos(p) for p in spaces)}]")
     if info.follows:
         lines.append(f"follows = {_toml_string(info.follows)}")
+    if info.variants:
+        lines.append(f"variants = [{', '.join(_toml_string(v) for v in info.variants)}]")
     for placed in course.boards:
         board = placed.board
         lines += ["", "[[board]]", f"name = {_toml_string(board.name)}"]

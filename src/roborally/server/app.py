@@ -518,7 +518,9 @@ class GameServer:
         if not low <= len(raw_seats) <= high:
             raise ApiError(400, "bad_request", f"course {info.id!r} takes {low} to {high} players")
         seats = self._seats(raw_seats)
-        variants = body.get("variants") or []
+        # Without a choice, the alternative rules the course names for this edition.
+        fitting = [v for v in info.variants if v in edition.variants]
+        variants = body.get("variants", fitting) or []
         if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
             raise ApiError(400, "bad_request", "'variants' must be a list of names")
         unknown = [v for v in variants if v not in edition.variants]

@@ -299,22 +299,32 @@ def test_a_board_from_scratch_a_course_with_a_dock_a_live_error_fixed_a_test_dri
 
     # Share and play: saved to the store (a link), then a game against a bot to its end.
     page.fill("[data-testid=play-author]", "Tess")
+    page.check("[data-testid=play-variant-less_deadly]")  # kept in the course's file
+    page.wait_for_function("() => rrBuild.state.course.variants.includes('less_deadly')")
     page.click("[data-testid=play-save]")
     link = page.locator("[data-testid=share-link]")
     expect(link).to_contain_text("/?course=c-")
     course_id = (link.get_attribute("href") or "").split("course=")[1]
     listed = httpx.get(live_server.base + "/api/custom-courses", timeout=10).json()["courses"]
     assert any(c["id"] == course_id and c["author"] == "Tess" for c in listed)
+    stored = httpx.get(f"{live_server.base}/api/custom-courses/{course_id}", timeout=10).json()
+    assert 'variants = ["less_deadly"]' in stored["text"]
+    # Its author can take it off the server again (the owner token the page kept), and save anew.
+    page.click("[data-testid=play-delete]")
+    expect(page.locator("[data-testid=play-message]")).to_contain_text("deleted")
+    gone = httpx.get(f"{live_server.base}/api/custom-courses/{course_id}", timeout=10)
+    assert gone.status_code == 404
+    page.click("[data-testid=play-save]")
+    expect(link).to_have_attribute("href", re.compile(rf"course=(?!{course_id}$)c-"))  # a new id
+    course_id = (link.get_attribute("href") or "").split("course=")[1]
     page.fill("[data-testid=play-bots]", "1")
     page.fill("[data-testid=play-rounds]", "2")
     page.evaluate("() => localStorage.setItem('rr.speed', '0')")
     page.click("[data-testid=play-now]")
     page.wait_for_url(re.compile(r"\?game="))
     game_id = page.url.split("game=")[1].split("#")[0].split("&")[0]
-    assert (
-        httpx.get(f"{live_server.base}/api/games/{game_id}", timeout=10).json()["course"]
-        == course_id
-    )
+    game = httpx.get(f"{live_server.base}/api/games/{game_id}", timeout=10).json()
+    assert game["course"] == course_id and game["variants"] == ["less_deadly"]
     ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=120)
     expect(page.locator("[data-testid=result]")).to_be_visible()
 
@@ -594,7 +604,7 @@ def test_the_lobby_links_lists_and_plays_custom_courses(
 ) -> None:
     text = httpx.get(live_server.base + "/api/build/courses/tiny", timeout=10).json()["text"]
     text = text.replace('id = "tiny"', 'id = "lobby-run"').replace(
-        'title = "Training Run"', 'title = "Lobby Run"'
+        'title = "Training Run"', 'title = "Lobby Run"\nvariants = ["less_deadly"]'
     )
     made = httpx.post(
         live_server.base + "/api/custom-courses",
@@ -612,6 +622,7 @@ def test_the_lobby_links_lists_and_plays_custom_courses(
     # /?course=ID opens the lobby with it chosen.
     page.goto(f"{live_server.base}/?lang=en&course={course}")
     expect(page.locator("[data-testid=course]")).to_have_value(course)
+    expect(page.locator("[data-testid=variant-less_deadly]")).to_be_checked()  # its author's
     # Play: a game on it at once (with the form's seats).
     page.locator(f"[data-testid=custom-play-{course}]").click()
     page.wait_for_url(re.compile(r"\?game="))
@@ -619,6 +630,20 @@ def test_the_lobby_links_lists_and_plays_custom_courses(
     assert (
         httpx.get(f"{live_server.base}/api/games/{game_id}", timeout=10).json()["course"] == course
     )
+    # A course this browser saved (its owner token kept) can be deleted from the list.
+    assert page.locator(f"[data-testid=custom-delete-{course}]").count() == 0
+    token = made.json()["owner_token"]
+    page.evaluate(
+        "([id, token]) => localStorage.setItem("
+        " 'rr.custom.' + id, JSON.stringify({owner_token: token}))",
+        [course, token],
+    )
+    page.goto(live_server.base + "/?lang=en")
+    page.locator(f"[data-testid=custom-delete-{course}]").click()
+    expect(row).to_have_count(0)
+    expect(page.locator(f"[data-testid=course] option[value='{course}']")).to_have_count(0)
+    gone = httpx.get(f"{live_server.base}/api/custom-courses/{course}", timeout=10)
+    assert gone.status_code == 404
     # The builder's link in the lobby opens the builder.
     page.goto(live_server.base + "/?lang=en")
     page.click("[data-testid=build-link]")

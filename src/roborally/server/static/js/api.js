@@ -55,6 +55,9 @@ export const api = {
   course: (id) => call(`/api/courses/${enc(id)}`),
   customCourses: () => call("/api/custom-courses"),
   customCourse: (id) => call(`/api/custom-courses/${enc(id)}`),
+  /** Delete a custom course this browser uploaded (its owner token, kept when it was saved). */
+  deleteCustomCourse: (id, ownerToken) =>
+    call(`/api/custom-courses/${enc(id)}`, { method: "DELETE", body: { owner_token: ownerToken } }),
 };
 
 const svgCache = new Map();

@@ -180,6 +180,9 @@ export class Lobby {
       h("span.tag", null, c.tier ? named("lobby.tier.", c.tier) : t("lobby.course_tag")), h("span.tag", null, c.length ? named("lobby.length.", c.length) : ""),
       h("span", null, [t("lobby.checkpoints", { count: c.checkpoints }), t("lobby.player_range", { low, high }), t("lobby.boards", { count: c.boards.length })].join(" · ")),
       h("span.dim", { "data-testid": "course-boards" }, t("lobby.board_list", { boards: c.boards.map((b) => titleOf("board", b)).join(", ") })));
+    if (c.custom) { // the alternative rules its author named come ticked
+      for (const box of this.variantsBox.querySelectorAll("input")) box.checked = (c.variants || []).includes(box.value);
+    }
     const ask = c.id;
     boardSvg(c.id, [], this.edition).then((svg) => {
       if (this.courseSelect.value !== ask) return;
@@ -416,8 +419,35 @@ export class Lobby {
         ? h("ul.game-list", null, list.slice(0, 12).map((c) => h("li.game-row", { "data-custom": c.id },
           h("div.grow", null, h("strong", null, c.title || c.id),
             h("div.meta", null, h("span.dim", null, [c.author ? t("build.lobby.by", { author: c.author }) : "", c.players ? t("lobby.player_range", { low: c.players[0], high: c.players[1] }) : ""].filter(Boolean).join(" · ")))),
-          h("div.actions", null, h("button.primary.small", { type: "button", "data-testid": "custom-play-" + c.id, onclick: () => this.playCustom(c) }, t("build.lobby.play"))))))
+          h("div.actions", null, h("button.primary.small", { type: "button", "data-testid": "custom-play-" + c.id, onclick: () => this.playCustom(c) }, t("build.lobby.play")),
+            this.ownToken(c.id) ? h("button.small.ghost", { type: "button", "data-testid": "custom-delete-" + c.id, onclick: (e) => this.deleteCustom(c, e.target.closest("li")) }, t("build.lobby.delete")) : null))))
         : h("p.empty", null, t("build.lobby.none")));
+  }
+
+  /** The owner token of a custom course this browser saved (the builder keeps it), or null. */
+  ownToken(id) {
+    const own = store.get("custom." + id);
+    return (own && own.owner_token) || null;
+  }
+
+  /** Delete a course this browser saved: gone from the store, the list and the form. */
+  async deleteCustom(c, row) {
+    try {
+      await api.deleteCustomCourse(c.id, this.ownToken(c.id));
+    } catch (error) {
+      if (error.status !== 404) {
+        toast(refusalText(error.code, error.message), "error");
+        return;
+      }
+    }
+    store.set("custom." + c.id, null);
+    this.custom = (this.custom || []).filter((x) => x.id !== c.id);
+    this.options.courses = this.options.courses.filter((x) => x.id !== c.id);
+    const option = [...this.courseSelect.options].find((o) => o.value === c.id);
+    if (option) option.remove();
+    if (row) row.remove();
+    this.onCourse();
+    toast(t("build.lobby.deleted", { title: c.title || c.id }));
   }
 
   /** The Play button of a custom course: a game on it with the form's seats and rules. */

@@ -42,6 +42,7 @@ export const buildApi = {
   save: (body) => call("/api/custom-courses", { method: "POST", body }),
   customCourses: () => call("/api/custom-courses"),
   customCourse: (id) => call(`/api/custom-courses/${enc(id)}`),
+  remove: (id, ownerToken) => call(`/api/custom-courses/${enc(id)}`, { method: "DELETE", body: { owner_token: ownerToken } }),
   options: () => call("/api/options"),
   createGame: (body) => call("/api/games", { method: "POST", body }),
 };

@@ -16,7 +16,7 @@ export function emptyCourse() {
   return {
     id: "my-course", title: t("build.course.default_title"), edition: "2023", tier: "beginner", length: "short",
     players: [2, 6], comment: "", checkpoints: [], reboot: [], blocked_starts: [], reboot_damage: 2,
-    inactive: [], follows: "", boards: [],
+    inactive: [], follows: "", variants: [], boards: [],
   };
 }
 

@@ -38,7 +38,10 @@ export class PlayPanel {
     const variants = ((o && o.variants) || []).filter((v) => !v.editions || v.editions.includes(edition));
     this.variants = h("div.variants", { "data-testid": "play-variants" }, variants.map((v) => {
       const info = variantInfo(o, v.id);
-      return h("label.check.variant", { title: info.description }, h("input", { type: "checkbox", value: v.id, "data-testid": "play-variant-" + v.id }), h("span", null, info.title));
+      const course = this.app.state.course;
+      // The course keeps them (its file's variants): a game on it starts with them ticked.
+      const onchange = () => this.app.change(() => (course.variants = [...this.variants.querySelectorAll("input:checked")].map((x) => x.value)), { render: false });
+      return h("label.check.variant", { title: info.description }, h("input", { type: "checkbox", value: v.id, checked: (course.variants || []).includes(v.id), onchange, "data-testid": "play-variant-" + v.id }), h("span", null, info.title));
     }));
     const link = this.saved ? location.origin + this.saved.link : "";
     fill(this.el,
@@ -49,8 +52,9 @@ export class PlayPanel {
       h("div.button-row", null, h("button.small", { type: "button", "data-testid": "play-save", onclick: () => this.save() }, t("build.play.save"))),
       this.saved ? h("div.share", { "data-testid": "share" }, h("span", null, t("build.play.link")), " ",
         h("a", { href: link, "data-testid": "share-link" }, link), " ",
-        h("button.small.ghost", { type: "button", onclick: () => copyText(link).then(() => this.say(t("build.play.copied"))) }, t("build.play.copy"))) : null,
-      h("fieldset", null, h("legend", null, t("build.play.rules")), variants.length ? this.variants : h("p.hint", null, t("build.play.no_rules"))),
+        h("button.small.ghost", { type: "button", onclick: () => copyText(link).then(() => this.say(t("build.play.copied"))) }, t("build.play.copy")), " ",
+        h("button.small.ghost", { type: "button", "data-testid": "play-delete", onclick: () => this.remove() }, t("build.play.delete"))) : null,
+      h("fieldset", null, h("legend", null, t("build.play.rules")), variants.length ? [h("p.hint", null, t("build.play.rules_hint")), this.variants] : h("p.hint", null, t("build.play.no_rules"))),
       h("div.two", null,
         h("div.field", null, h("label", { for: "play-bots" }, t("build.play.bots")), this.bots),
         h("div.field", null, h("label", { for: "play-bot" }, t("build.play.bot_kind")), this.bot)),
@@ -64,6 +68,24 @@ export class PlayPanel {
   edition() {
     const e = this.app.state.course.edition;
     return e === "any" ? "2023" : e;
+  }
+
+  /** Take the saved course off the server (its owner token); games on it play on. */
+  async remove() {
+    const saved = this.saved;
+    if (!saved) return;
+    try {
+      await buildApi.remove(saved.id, saved.owner_token);
+    } catch (error) {
+      if (error.status !== 404) {
+        this.say(refusalText(error.code, error.message), true);
+        return;
+      }
+    }
+    store.set("custom." + saved.id, null);
+    this.saved = null;
+    this.render();
+    this.say(t("build.play.deleted"));
   }
 
   /** Save the course (again if it changed since); returns its id or null. */
