@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from roborally.content.courses import find_course, register_course_text
-from roborally.engine.core.board import Grid, StartSpace, default_start_facing
+from roborally.engine.core.board import Cell, Grid, StartSpace, default_start_facing
 from roborally.engine.core.geometry import DIRECTIONS, Turn
 from roborally.engine.editions import edition
 
@@ -57,6 +57,44 @@ def _xy(grid: Grid, index: int) -> list[int]:
     return [pos.x, pos.y]
 
 
+def cell_elements(cell: Cell) -> dict[str, Any]:
+    """A cell's elements as JSON (no walls: a grid and a board model give those their own
+    way), only the fields it has."""
+    entry: dict[str, Any] = {}
+    if cell.pit:
+        entry["pit"] = True
+    if cell.belt is not None:
+        entry["belt"] = {
+            "color": cell.belt.color.value,
+            "out": cell.belt.out.letter,
+            "curved": sorted(d.letter for d in cell.belt.curved),
+        }
+    if cell.gear is not None and cell.gear is not Turn.NONE:
+        entry["gear"] = "left" if cell.gear is Turn.LEFT else "right"
+    if cell.pusher is not None:
+        entry["pusher"] = {
+            "direction": cell.pusher.direction.letter,
+            "registers": sorted(cell.pusher.registers),
+        }
+    if cell.lasers:
+        entry["lasers"] = [{"direction": x.direction.letter, "beams": x.beams} for x in cell.lasers]
+    if cell.battery:
+        entry["battery"] = True
+    if cell.repair:
+        entry["repair"] = cell.repair
+    if cell.crusher is not None:
+        entry["crusher"] = sorted(cell.crusher)
+    if cell.start is not None:
+        entry["start"] = cell.start
+        if cell.start_facing is not None:
+            entry["start_facing"] = cell.start_facing.letter
+    if cell.checkpoint is not None:
+        entry["checkpoint"] = cell.checkpoint
+    if cell.reboot is not None:
+        entry["reboot"] = cell.reboot.letter
+    return entry
+
+
 def grid_to_json(grid: Grid) -> dict[str, Any]:
     cells: list[dict[str, Any]] = []
     for index, cell in enumerate(grid.cells):
@@ -67,39 +105,7 @@ def grid_to_json(grid: Grid) -> dict[str, Any]:
         walls = [d.letter for d in DIRECTIONS if grid.wall_between(pos, d)]
         if walls:
             entry["walls"] = walls
-        if cell.pit:
-            entry["pit"] = True
-        if cell.belt is not None:
-            entry["belt"] = {
-                "color": cell.belt.color.value,
-                "out": cell.belt.out.letter,
-                "curved": sorted(d.letter for d in cell.belt.curved),
-            }
-        if cell.gear is not None and cell.gear is not Turn.NONE:
-            entry["gear"] = "left" if cell.gear is Turn.LEFT else "right"
-        if cell.pusher is not None:
-            entry["pusher"] = {
-                "direction": cell.pusher.direction.letter,
-                "registers": sorted(cell.pusher.registers),
-            }
-        if cell.lasers:
-            entry["lasers"] = [
-                {"direction": laser.direction.letter, "beams": laser.beams} for laser in cell.lasers
-            ]
-        if cell.battery:
-            entry["battery"] = True
-        if cell.repair:
-            entry["repair"] = cell.repair
-        if cell.crusher is not None:
-            entry["crusher"] = sorted(cell.crusher)
-        if cell.start is not None:
-            entry["start"] = cell.start
-            if cell.start_facing is not None:
-                entry["start_facing"] = cell.start_facing.letter
-        if cell.checkpoint is not None:
-            entry["checkpoint"] = cell.checkpoint
-        if cell.reboot is not None:
-            entry["reboot"] = cell.reboot.letter
+        entry |= cell_elements(cell)
         if grid.inactive[index]:
             entry["inactive"] = True
         cells.append(entry)

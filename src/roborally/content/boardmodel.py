@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from roborally.content.boardjson import cell_elements
 from roborally.content.boardtext import (
     KINDS,
     MAX_BOARD_SIDE,
@@ -273,38 +274,7 @@ def _cell_json(cell: Cell) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     if cell.walls:
         entry["walls"] = [d.letter for d in DIRECTIONS if d in cell.walls]
-    if cell.pit:
-        entry["pit"] = True
-    if cell.belt is not None:
-        entry["belt"] = {
-            "color": cell.belt.color.value,
-            "out": cell.belt.out.letter,
-            "curved": [d.letter for d in DIRECTIONS if d in cell.belt.curved],
-        }
-    if cell.gear is not None and cell.gear is not Turn.NONE:
-        entry["gear"] = "left" if cell.gear is Turn.LEFT else "right"
-    if cell.pusher is not None:
-        entry["pusher"] = {
-            "direction": cell.pusher.direction.letter,
-            "registers": sorted(cell.pusher.registers),
-        }
-    if cell.lasers:
-        entry["lasers"] = [{"direction": x.direction.letter, "beams": x.beams} for x in cell.lasers]
-    if cell.battery:
-        entry["battery"] = True
-    if cell.repair:
-        entry["repair"] = cell.repair
-    if cell.crusher is not None:
-        entry["crusher"] = sorted(cell.crusher)
-    if cell.start is not None:
-        entry["start"] = cell.start
-        if cell.start_facing is not None:
-            entry["start_facing"] = cell.start_facing.letter
-    if cell.checkpoint is not None:
-        entry["checkpoint"] = cell.checkpoint
-    if cell.reboot is not None:
-        entry["reboot"] = cell.reboot.letter
-    return entry
+    return entry | cell_elements(cell)
 
 
 class _Cells:

@@ -354,7 +354,7 @@ def check_course(info: CourseInfo, *, max_states: int | None = None) -> Report:
         report.add(
             "error",
             "check.too_few_starts",
-            f"{usable} usable start spaces for up to {info.players[1]} players (10.6)",
+            f"{usable} usable start spaces for up to {info.players[1]} players",
             tuple(s.pos for s in grid.start_spaces),
             usable=usable,
             players=info.players[1],
@@ -399,7 +399,7 @@ def _check_checkpoints(grid: Grid, edition: str, report: Report) -> None:
                     "error",
                     "check.checkpoint_in_corner",
                     f"checkpoint {number} at {pos} sits in a corner between two walls"
-                    f" ({d.letter} and {other.letter}) (10.6)",
+                    f" ({d.letter} and {other.letter})",
                     (pos,),
                     number=number,
                     pos=str(pos),
@@ -421,7 +421,7 @@ def _check_reboot_tokens(grid: Grid, report: Report) -> None:
             report.add(
                 "error",
                 "check.dock_reboot_token",
-                f"docking bay {name!r} has a reboot token (6.15)",
+                f"docking bay {name!r} has a reboot token",
                 (token.pos,),
                 board=name,
             )
@@ -429,7 +429,7 @@ def _check_reboot_tokens(grid: Grid, report: Report) -> None:
             report.add(
                 "error",
                 "check.no_reboot_token",
-                f"factory board {name!r} has no reboot token (6.15)",
+                f"factory board {name!r} has no reboot token",
                 _board_spaces(grid, index),
                 board=name,
             )
@@ -440,7 +440,7 @@ def _check_reboot_tokens(grid: Grid, report: Report) -> None:
             report.add(
                 "error",
                 "check.reboot_into_pit",
-                f"the reboot token at {token.pos} points ({token.arrow.letter}) into a pit (10.6)",
+                f"the reboot token at {token.pos} points ({token.arrow.letter}) into a pit",
                 (token.pos, ahead),
                 pos=str(token.pos),
                 arrow=token.arrow.letter,
@@ -526,7 +526,7 @@ def _advice(grid: Grid, info: CourseInfo, report: Report) -> None:
                 report.add(
                     "warning",
                     "check.reboot_near_checkpoint",
-                    f"the reboot token at {token.pos} is close to checkpoint {number} (10.6)",
+                    f"the reboot token at {token.pos} is close to checkpoint {number}",
                     (token.pos, pos),
                     pos=str(token.pos),
                     number=number,
@@ -544,7 +544,7 @@ def _advice(grid: Grid, info: CourseInfo, report: Report) -> None:
                 "warning",
                 "check.reboot_arrow_room",
                 f"the reboot token at {token.pos} has {free} free space(s) along its arrow;"
-                " 5-6 players need 2 (10.6)",
+                " 5-6 players need 2",
                 (token.pos,),
                 pos=str(token.pos),
                 free=free,
@@ -564,8 +564,8 @@ def _advice(grid: Grid, info: CourseInfo, report: Report) -> None:
                     report.add(
                         "warning",
                         "check.belt_to_checkpoint",
-                        f"a belt carries robots from start space {space.number} to checkpoint 1"
-                        " (10.6: no easy conveyor access)",
+                        f"a belt carries robots from start space {space.number} to checkpoint 1;"
+                        " checkpoint 1 should not be easy to reach by conveyor",
                         tuple(path),
                         start=space.number,
                     )
@@ -578,7 +578,7 @@ CROWDED_DOCK = 0.25
 
 
 def _design_advice(grid: Grid, info: CourseInfo, report: Report) -> None:
-    """The rulebook's design advice (10.6) that no error or warning covers: boards for the
+    """The rulebook's design advice that no error or warning covers: boards for the
     player count and the game's length, open checkpoints, a dock on a quiet edge, reboot
     tokens away from the checkpoints."""
     factories = [i for i, kind in enumerate(grid.board_kinds) if kind == "factory"]
@@ -589,22 +589,21 @@ def _design_advice(grid: Grid, info: CourseInfo, report: Report) -> None:
             "advice",
             "check.advice_many_boards",
             f"{count} factory boards for games of 4 or fewer players: the robots will rarely"
-            " meet; more checkpoints on 2 boards usually play better than a 3rd or 4th board"
-            " (10.6)",
+            " meet; more checkpoints on 2 boards usually play better than a 3rd or 4th board",
             boards=count,
         )
     if count == 1 and most >= 6:
         report.add(
             "advice",
             "check.advice_crowded_board",
-            f"one factory board can be too cramped for {most} robots (10.6)",
+            f"one factory board can be too cramped for {most} robots",
             players=most,
         )
     if info.length == "short" and (count > 2 or len(grid.checkpoints) > 2):
         report.add(
             "advice",
             "check.advice_one_hour",
-            "for a game of about an hour, use 2 factory boards and only 2 checkpoints (10.6)",
+            "for a game of about an hour, use 2 factory boards and only 2 checkpoints",
         )
     cornered = {
         f.params.get("number") for f in report.findings if f.code == "check.checkpoint_in_corner"
@@ -620,7 +619,7 @@ def _design_advice(grid: Grid, info: CourseInfo, report: Report) -> None:
                 "advice",
                 "check.advice_checkpoint_entrance",
                 f"checkpoint {number} at {pos} has only {ways} way(s) in; place checkpoints in"
-                " the open, with several ways in and out (10.6)",
+                " the open, with several ways in and out",
                 (pos,),
                 number=number,
                 pos=str(pos),
@@ -637,8 +636,7 @@ def _design_advice(grid: Grid, info: CourseInfo, report: Report) -> None:
                     "advice",
                     "check.advice_reboot_far",
                     f"the reboot token at {token.pos} is only {distance} spaces from checkpoint"
-                    f" {number}; a rebooted robot should not reappear close to a checkpoint"
-                    " (10.6)",
+                    f" {number}; a rebooted robot should not reappear close to a checkpoint",
                     (token.pos, pos),
                     pos=str(token.pos),
                     distance=distance,
@@ -673,7 +671,7 @@ def _dock_advice(grid: Grid, board: int, report: Report) -> None:
             "advice",
             "check.advice_dock_detached",
             f"the docking bay {name!r} does not touch a factory board: robots leave it straight"
-            " onto the floor of none (10.6)",
+            " onto the floor of none",
             _board_spaces(grid, board),
             board=name,
         )
@@ -690,7 +688,7 @@ def _dock_advice(grid: Grid, board: int, report: Report) -> None:
             "check.advice_dock_edge",
             f"the docking bay {name!r} faces a crowded edge: {len(busy)} of the {len(front)}"
             " spaces in front of it hold pits, belts or other elements; put the dock on an edge"
-            " with few obstacles or conveyors (10.6)",
+            " with few obstacles or conveyors",
             tuple(busy),
             board=name,
             count=len(busy),

@@ -26,7 +26,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -70,6 +70,7 @@ from roborally.server.protocol import (
     same_name,
 )
 from roborally.server.rematch import Rematches
+from roborally.server.request_body import json_object
 from roborally.server.room import (
     ABANDONED,
     BROKEN,
@@ -906,36 +907,8 @@ def _error(
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The JSON body, refused by its declared size before anything is read, and cut off as
-    soon as a body without a declared size grows past the limit."""
-    limit = _server(request).options.message_bytes
-    too_large = ApiError(413, "too_large", f"requests are limited to {limit} bytes", close=True)
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise ApiError(400, "bad_request", "the Content-Length header is not a number")
-        if int(declared) > limit:
-            raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise ApiError(400, "bad_request", "the request body was cut off") from None
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise ApiError(400, "bad_json", "the body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "bad_request", "the body must be a JSON object")
-    return data
+    """The JSON body of a lobby request (``{}`` if empty), at most ``message_bytes``."""
+    return await json_object(request, _server(request).options.message_bytes, empty=True)
 
 
 async def _room(request: Request) -> GameRoom:

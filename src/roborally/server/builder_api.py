@@ -22,7 +22,6 @@ run in a worker thread, a few at a time.
 from __future__ import annotations
 
 import asyncio
-import json
 import weakref
 from collections.abc import Callable
 from functools import cache
@@ -31,7 +30,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
@@ -62,6 +61,7 @@ from roborally.engine.editions import all_editions, edition
 from roborally.server.api_error import ApiError
 from roborally.server.index_page import COOKIE, choose_language, render
 from roborally.server.limits import Buckets, client_key
+from roborally.server.request_body import json_object
 from roborally.server.rulesets import PROTOCOL_VERSION
 from roborally.server.web_extras import grid_svg
 
@@ -101,32 +101,7 @@ def _lang(value: Any) -> str:
 
 async def _body(request: Request) -> dict[str, Any]:
     """The JSON object of the body, read up to :data:`MAX_BODY` bytes (413 past it)."""
-    too_large = ApiError(413, "too_large", f"builder requests are limited to {MAX_BODY} bytes")
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise ApiError(400, "bad_request", "the Content-Length header is not a number")
-        if int(declared) > MAX_BODY:
-            too_large.close = True
-            raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_BODY:
-                too_large.close = True
-                raise too_large
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise ApiError(400, "bad_request", "the request body was cut off") from None
-    try:
-        data = json.loads(b"".join(chunks))
-    except (ValueError, RecursionError):
-        raise ApiError(400, "bad_json", "the body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "bad_request", "the body must be a JSON object")
-    return data
+    return await json_object(request, MAX_BODY)
 
 
 class _Gate:

@@ -22,7 +22,6 @@ import asyncio
 import base64
 import hashlib
 import hmac
-import json
 import logging
 import math
 import secrets
@@ -33,7 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
@@ -50,6 +49,7 @@ from roborally.server import names, web_extras
 from roborally.server.api_error import ApiError
 from roborally.server.course_upload import UploadLimits, check_upload
 from roborally.server.limits import Buckets, client_key
+from roborally.server.request_body import json_object
 from roborally.server.rulesets import PROTOCOL_VERSION
 from roborally.server.store import Store, StoredCourse, StoreError
 from roborally.server.workers import BOTS
@@ -139,32 +139,8 @@ def limits_of(server: GameServer) -> UploadLimits:
 
 
 async def _json_body(request: Request, limit: int) -> dict[str, Any]:
-    """The JSON object of the request, refused by its declared size before anything is read
-    and cut off as soon as it grows past ``limit``."""
-    too_large = ApiError(413, "too_large", f"the request is limited to {limit} bytes", close=True)
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise ApiError(400, "bad_request", "the Content-Length header is not a number")
-        if int(declared) > limit:
-            raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise ApiError(400, "bad_request", "the request body was cut off") from None
-    try:
-        data = json.loads(b"".join(chunks))
-    except (ValueError, RecursionError):
-        raise ApiError(400, "bad_json", "the body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "bad_request", "the body must be a JSON object")
-    return data
+    """The JSON object of the request, at most ``limit`` bytes."""
+    return await json_object(request, limit)
 
 
 # ------------------------------------------------------------------------------ upload
