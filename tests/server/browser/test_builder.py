@@ -599,6 +599,91 @@ def test_the_phone_layout_with_its_drawer_and_touch_painting(
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
+def tool(page: Page, testid: str, scope: str = "") -> None:
+    """On a phone: open the palette's drawer, tap a tool, close the drawer again."""
+    toggle = page.locator("[data-testid=drawer-toggle]")
+    toggle.tap()
+    expect(page.locator(".build-tools")).to_have_class(re.compile("open"))
+    page.locator(f"{scope} [data-testid={testid}]".strip()).first.tap()
+    toggle.tap()
+    page.wait_for_function(
+        "() => document.querySelector('.build-tools').getBoundingClientRect().top >= innerHeight"
+    )
+
+
+def tap_space(page: Page, x: int, y: int, dx: float = 0.5, dy: float = 0.5) -> None:
+    page.touchscreen.tap(*point(page, x, y, dx, dy))
+
+
+def test_on_a_phone_a_board_a_course_a_live_error_fixed_a_test_drive_and_a_game(
+    live_server: ServerProcess, contexts: Contexts, ui: Any, doc_shot: Any
+) -> None:
+    """The whole way on a 390 x 844 phone, by touch: a small board from scratch, a course of it
+    with a dock, an unreachable checkpoint shown and fixed, a test drive, a game to its end."""
+    page = open_builder(contexts, live_server, phone=True)
+    page.locator("details.new-board summary").tap()
+    page.fill("[data-testid=new-width]", "6")
+    page.fill("[data-testid=new-height]", "4")
+    page.locator("[data-testid=new-board]").tap()
+    assert page.evaluate("() => [rrBuild.board.width, rrBuild.board.height]") == [6, 4]
+    tool(page, "tool-belt")
+    tap_space(page, 1, 1)
+    tap_space(page, 2, 1)
+    assert cell(page, 2, 1)["belt"]["color"] == "green"
+    tool(page, "tool-reboot")
+    tap_space(page, 0, 3)
+    assert "reboot" in cell(page, 0, 3)
+    tool(page, "tool-wall")  # a finger near a side puts the wall on that side
+    for side, (dx, dy) in {
+        "N": (0.5, 0.1),
+        "E": (0.9, 0.5),
+        "S": (0.5, 0.9),
+        "W": (0.1, 0.5),
+    }.items():
+        tap_space(page, 4, 1, dx, dy)
+        assert side in walls(page, 4, 1)
+
+    page.locator("[data-testid=mode-course]").tap()
+    page.select_option("[data-testid=course-add-board]", "y23-dock-a")
+    page.locator("[data-testid=course-add]").tap()
+    expect(page.locator("[data-testid=placed-board]")).to_have_count(2)
+    tool(page, "tool-checkpoint", "[data-testid=course-palette]")
+    tap_space(page, 4, 1)
+    error = page.locator("[data-testid=finding][data-severity=error]").first
+    expect(error).to_contain_text("4,1")
+    assert any("unreachable" in c for c in codes(page)), codes(page)
+    doc_shot(page, "builder-phone-course")
+    error.locator("button").tap()  # the cursor goes to the space
+    assert page.evaluate("() => rrBuild.view.cursor") == [4, 1]
+    page.locator("[data-testid=mode-board]").tap()
+    for side in "ESW":
+        page.locator(f"[data-testid=wall-{side}]").tap()
+    assert walls(page, 4, 1) == ["N"]
+    page.locator("[data-testid=mode-course]").tap()
+    assert not any("unreachable" in c for c in codes(page)), codes(page)
+    assert page.evaluate("() => rrBuild.checked().ok") is True, codes(page)
+
+    page.locator("[data-testid=drive-place]").tap()
+    tap_space(page, 2, 5)
+    expect(page.locator("[data-testid=drive-robot-at]")).to_contain_text("Robot on 2,5")
+    regs = page.locator("[data-testid=drive-reg]")
+    for n, card in enumerate(["move1", "move2", "rotate_left", "move1", "u_turn"]):
+        regs.nth(n).select_option(card)
+    page.locator("[data-testid=drive-run]").tap()
+    page.wait_for_function("() => rrBuild.driver.el.dataset.state === 'done'", timeout=30_000)
+    expect(page.locator("[data-testid=drive-register]")).to_have_count(5)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+
+    page.fill("[data-testid=play-author]", "Pia")
+    page.fill("[data-testid=play-bots]", "1")
+    page.fill("[data-testid=play-rounds]", "1")
+    page.evaluate("() => localStorage.setItem('rr.speed', '0')")
+    page.locator("[data-testid=play-now]").tap()
+    page.wait_for_url(re.compile(r"\?game="))
+    ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=120)
+    expect(page.locator("[data-testid=result]")).to_be_visible()
+
+
 def test_the_lobby_links_lists_and_plays_custom_courses(
     live_server: ServerProcess, contexts: Contexts
 ) -> None:

@@ -11,7 +11,8 @@ export class ApiError extends Error {
   }
 }
 
-async function call(path, { method = "GET", body } = {}) {
+/** A JSON call; a refusal throws ApiError with the server's error object as ``detail``. */
+export async function call(path, { method = "GET", body } = {}) {
   let response;
   try {
     response = await fetch(path, {
@@ -31,8 +32,10 @@ async function call(path, { method = "GET", body } = {}) {
   if (!response.ok) {
     const err = (data && data.error) || {};
     const retry = parseInt(response.headers.get("Retry-After") || "", 10);
-    throw new ApiError(response.status, err.code || "http_" + response.status,
+    const error = new ApiError(response.status, err.code || "http_" + response.status,
       err.message || `${method} ${path} failed (${response.status})`, Number.isFinite(retry) ? retry : 0);
+    error.detail = err; // e.g. the line, column and filename of a file's error
+    throw error;
   }
   return data;
 }

@@ -1,34 +1,7 @@
 // The builder's server calls (docs/protocol.md, builder API and custom courses).
 
-import { ApiError } from "../api.js";
-import { language, t } from "../i18n.js";
-
-async function call(path, { method = "GET", body } = {}) {
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(0, "offline", t("error.offline"));
-  }
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
-    const err = (data && data.error) || {};
-    const retry = parseInt(response.headers.get("Retry-After") || "", 10);
-    const error = new ApiError(response.status, err.code || "http_" + response.status, err.message || `${method} ${path} (${response.status})`, Number.isFinite(retry) ? retry : 0);
-    error.detail = err; // line, column, filename of a file's error
-    throw error;
-  }
-  return data;
-}
+import { call } from "../api.js";
+import { language } from "../i18n.js";
 
 const enc = encodeURIComponent;
 
