@@ -565,6 +565,31 @@ def test_region_turns_and_mirrors_move_directions_walls_and_curves(
     assert result["off"] is None, "a turn that leaves the board is refused"
 
 
+def test_a_selected_region_dragged_with_the_mouse(
+    live_server: ServerProcess, contexts: Contexts
+) -> None:
+    page = open_builder(contexts, live_server)
+    page.keyboard.press("g")
+    click_space(page, 1, 1)
+    page.keyboard.press("p")
+    click_space(page, 2, 2)
+    page.keyboard.press("v")
+    drag(page, [(1, 1), (2, 1), (2, 2)])  # select 1,1 - 2,2
+    assert page.evaluate("() => rrBuild.selection") == {"x": 1, "y": 1, "w": 2, "h": 2}
+    drag(page, [(1, 1), (2, 1), (3, 1), (4, 1), (4, 2)])  # grabbed inside, let go 3 right, 1 down
+    assert cell(page, 4, 2)["gear"] == "right" and cell(page, 5, 3) == {"pit": True}
+    assert cell(page, 1, 1) == {} and cell(page, 2, 2) == {}
+    assert page.evaluate("() => rrBuild.selection") == {"x": 4, "y": 2, "w": 2, "h": 2}
+    # Past the board's edge: refused, nothing moves.
+    page.evaluate("() => rrBuild.view.moveCursor(0, 0)")
+    before = page.evaluate("() => JSON.stringify(rrBuild.board.toJSON())")
+    drag(page, [(4, 2), (4, 3), (4, 4), (4, 5), (4, 6), (4, 7), (4, 8), (4, 9), (4, 10), (4, 11)])
+    assert page.evaluate("() => JSON.stringify(rrBuild.board.toJSON())") == before
+    expect(page.locator(".build-status")).to_contain_text("leave the board")
+    page.click("[data-testid=undo]")  # one undo step for the whole drag
+    assert cell(page, 1, 1)["gear"] == "right" and cell(page, 4, 2) == {}
+
+
 def test_the_phone_layout_with_its_drawer_and_touch_painting(
     live_server: ServerProcess, contexts: Contexts, doc_shot: Any
 ) -> None:

@@ -294,6 +294,7 @@ class Builder {
       return;
     }
     if (tool.id === "select") {
+      if (this.dragRegion(x, y, phase)) return;
       if (phase === "start" || (phase === "tap" && !this.anchorTap)) {
         this.anchor = [x, y];
         this.anchorTap = phase === "tap";
@@ -341,6 +342,30 @@ class Builder {
     }
     this.history.future = [];
     this.after({ render: phase !== "move" });
+  }
+
+  /**
+   * The mouse drags a selected region by a space inside it: its outline follows, and letting
+   * go moves it there (one undo step; refused if it would leave the board). True while it does.
+   */
+  dragRegion(x, y, phase) {
+    const r = this.selection;
+    if (phase === "start" && r && !this.anchorTap && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
+      this.regionDrag = { from: [x, y], to: [x, y] };
+      return true;
+    }
+    const drag = this.regionDrag;
+    if (!drag || !r) return false;
+    if (phase === "move") {
+      drag.to = [x, y];
+      this.view.showSelection({ ...r, x: r.x + x - drag.from[0], y: r.y + y - drag.from[1] });
+    } else if (phase === "end") {
+      this.regionDrag = null;
+      const [dx, dy] = [drag.to[0] - drag.from[0], drag.to[1] - drag.from[1]];
+      if (dx || dy) this.regionOp("move", dx, dy);
+      this.view.showSelection(this.selection); // where it went, or back where it was
+    }
+    return true;
   }
 
   /** Enter or Space on the board: the tool on the cursor's space. */
