@@ -141,6 +141,8 @@ class ServerProcess:
             "games_per_minute": 10_000,
             "lobbies_per_address": 10_000,
             "bot_games_per_address": 10_000,
+            "custom_uploads_per_minute": 10_000,
+            "custom_courses_per_address": 10_000,
             **options,
         }
         self.port = free_port()

@@ -754,6 +754,22 @@ def test_the_lobby_links_lists_and_plays_custom_courses(
     expect(page.locator(f"[data-testid=course] option[value='{course}']")).to_have_count(0)
     gone = httpx.get(f"{live_server.base}/api/custom-courses/{course}", timeout=10)
     assert gone.status_code == 404
+    # Past the 12 newest, the rest on request.
+    for n in range(13):
+        more = text.replace('id = "lobby-run"', f'id = "lobby-run-{n}"')
+        more = more.replace('title = "Lobby Run"', f'title = "Lobby Run {n}"')
+        posted = httpx.post(
+            live_server.base + "/api/custom-courses",
+            json={"text": more, "author": "Lou", "listed": True},
+            timeout=30,
+        )
+        assert posted.status_code == 201, posted.text
+    page.goto(live_server.base + "/?lang=en")
+    rows = page.locator("[data-testid=custom-courses] li[data-custom]")
+    expect(rows).to_have_count(12)
+    total = len(httpx.get(live_server.base + "/api/custom-courses", timeout=10).json()["courses"])
+    page.click("[data-testid=custom-more]")
+    expect(rows).to_have_count(total)
     # The builder's link in the lobby opens the builder.
     page.goto(live_server.base + "/?lang=en")
     page.click("[data-testid=build-link]")

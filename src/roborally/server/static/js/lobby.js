@@ -414,14 +414,19 @@ export class Lobby {
 
   customPanel() {
     const list = this.custom || [];
+    const shown = this.customAll ? list : list.slice(0, 12);
+    const more = list.length > shown.length
+      ? h("button.small.ghost", { type: "button", "data-testid": "custom-more", onclick: (e) => { this.customAll = true; e.target.closest("section").replaceWith(this.customPanel()); } },
+        t("build.lobby.more", { count: list.length }))
+      : null;
     return h("section.panel", { "data-testid": "custom-courses" }, h("h2", null, t("build.lobby.custom")),
       list.length
-        ? h("ul.game-list", null, list.slice(0, 12).map((c) => h("li.game-row", { "data-custom": c.id },
+        ? h("ul.game-list", null, shown.map((c) => h("li.game-row", { "data-custom": c.id },
           h("div.grow", null, h("strong", null, c.title || c.id),
             h("div.meta", null, h("span.dim", null, [c.author ? t("build.lobby.by", { author: c.author }) : "", c.players ? t("lobby.player_range", { low: c.players[0], high: c.players[1] }) : ""].filter(Boolean).join(" · ")))),
           h("div.actions", null, h("button.primary.small", { type: "button", "data-testid": "custom-play-" + c.id, onclick: () => this.playCustom(c) }, t("build.lobby.play")),
             this.ownToken(c.id) ? h("button.small.ghost", { type: "button", "data-testid": "custom-delete-" + c.id, onclick: (e) => this.deleteCustom(c, e.target.closest("li")) }, t("build.lobby.delete")) : null))))
-        : h("p.empty", null, t("build.lobby.none")));
+        : h("p.empty", null, t("build.lobby.none")), more);
   }
 
   /** The owner token of a custom course this browser saved (the builder keeps it), or null. */
