@@ -506,7 +506,7 @@ def test_every_state_of_a_course_with_push_panels_moves_as_before() -> None:
 def test_a_course_model_keeps_its_alternative_rules() -> None:
     _, model = read_text((COURSE_DIR / "tiny.course").read_text(encoding="utf-8"), "tiny.course")
     assert model["variants"] == []
-    draft = read_course_model({**model, "variants": ["less_deadly"]})
+    draft = read_course_model({**model, "variants": ["less_deadly"], "notes": "Two\nlines"})
     assert draft.text is not None and 'variants = ["less_deadly"]' in draft.text
     _, again = read_text(draft.text, "tiny.course")
-    assert again["variants"] == ["less_deadly"]
+    assert again["variants"] == ["less_deadly"] and again["notes"] == "Two\nlines"

@@ -208,3 +208,18 @@ def test_a_course_names_the_alternative_rules_to_play_it_with() -> None:
         parse_course(text.replace('["less_deadly", "dynamic_archiving"]', "3"), "c.course")
     anywhere = classic_only.replace('edition = "2023"', 'edition = "any"')
     assert parse_course(anywhere, "c.course").variants == ("four_lives", "less_deadly")
+
+
+def test_notes_and_special_rules_in_words_are_kept() -> None:
+    text = CUSTOM.replace(
+        "players = [2, 4]\n",
+        'players = [2, 4]\nnotes = "Mind the pit.\\nTwo lines."\nspecial_rules = "Reboot: 3"\n',
+    )
+    info = parse_course(text, "c.course")
+    assert (info.notes, info.special_rules) == ("Mind the pit.\nTwo lines.", "Reboot: 3")
+    written = write_course(info, leading_comment(text), drawing_comments(text))
+    assert 'notes = "Mind the pit.\\nTwo lines."\n' in written
+    assert parse_course(written, "c.course") == info
+    with pytest.raises(CourseFormatError, match="notes must be a string") as caught:
+        parse_course(text.replace('"Mind the pit.\\nTwo lines."', "7"), "c.course")
+    assert caught.value.line == 9

@@ -189,12 +189,12 @@ def _whole(value: Any, where: str) -> int:
     return int(value)
 
 
-def _text(value: Any, where: str, limit: int = MAX_TEXT) -> str:
+def _text(value: Any, where: str, limit: int = MAX_TEXT, allowed: str = "") -> str:
     if not isinstance(value, str):
         raise ModelError(where, "must be a string")
     if len(value) > limit:
         raise ModelError(where, f"is longer than {limit} characters")
-    return _printable(value, where)
+    return _printable(value, where, allowed)
 
 
 def _printable(value: str, where: str, allowed: str = "") -> str:
@@ -580,6 +580,8 @@ def course_to_model(info: CourseInfo, comment: str = "", text: str = "") -> dict
         "inactive": [[p.x, p.y] for p in sorted(course.inactive, key=lambda p: (p.x, p.y))],
         "follows": info.follows,
         "variants": list(info.variants),
+        "notes": info.notes,
+        "special_rules": info.special_rules,
         "boards": boards,
     }
 
@@ -612,6 +614,8 @@ def read_course_model(data: Any, where: str = "course", *, check: bool = True) -
     tier = _text(model.get("tier", ""), f"{where}.tier", 40)
     length = _text(model.get("length", ""), f"{where}.length", 40)
     follows = _text(model.get("follows", ""), f"{where}.follows")
+    notes = _text(model.get("notes", ""), f"{where}.notes", 4000, "\n")
+    special_rules = _text(model.get("special_rules", ""), f"{where}.special_rules", 4000, "\n")
     comment = _comment(model.get("comment", ""), f"{where}.comment")
     draft = Draft("course", course_id if _COURSE_SLUG.fullmatch(course_id) else "course")
     draft.findings = findings
@@ -776,6 +780,8 @@ def read_course_model(data: Any, where: str = "course", *, check: bool = True) -
         follows,
         draft.filename,
         variants=tuple(sorted(set(variants))),
+        notes=notes,
+        special_rules=special_rules,
     )
     try:
         grid = Grid(course)

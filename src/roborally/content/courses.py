@@ -14,6 +14,8 @@ A course file (``*.course``) is TOML::
     inactive = [[4, 4]]                # optional: spaces whose elements are switched off
     follows = "Morning Warm-Up"        # optional: the rulebook course it rebuilds
     variants = ["less_deadly"]         # optional: the alternative rules to play it with
+    notes = "..."                      # optional: words for the players
+    special_rules = "..."              # optional: special rules in words
 
     [[board]]
     name = "training-ground"           # a board: NAME.board beside the course file, or shipped
@@ -50,7 +52,7 @@ import re
 import tomllib
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -96,6 +98,9 @@ class CourseInfo:
     extra: dict[str, Any] = field(default_factory=dict)
     #: The alternative rules the course is meant to be played with (a game may choose others).
     variants: tuple[str, ...] = ()
+    #: Free text for the players: notes on the course and its special rules in words.
+    notes: str = ""
+    special_rules: str = ""
 
     def summary(self) -> dict[str, Any]:
         grid = Grid(self.course)
@@ -201,6 +206,13 @@ _KEYS = {
     "notes",
     "special_rules",
 }
+
+
+def _free_text(data: dict[str, Any], key: str, fail: Callable[..., CourseFormatError]) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str):
+        raise fail(key, f"{key} must be a string, got {_shown(value)}")
+    return value
 
 
 def variants_for(course_edition: str) -> list[str]:
@@ -420,6 +432,8 @@ def parse_course(
         str(data.get("follows", "")),
         filename,
         variants=tuple(sorted(set(variants))),
+        notes=_free_text(data, "notes", fail),
+        special_rules=_free_text(data, "special_rules", fail),
     )
 
 
@@ -605,6 +619,10 @@ def write_course(
         lines.append(f"follows = {_toml_string(info.follows)}")
     if info.variants:
         lines.append(f"variants = [{', '.join(_toml_string(v) for v in info.variants)}]")
+    if info.notes:
+        lines.append(f"notes = {_toml_string(info.notes)}")
+    if info.special_rules:
+        lines.append(f"special_rules = {_toml_string(info.special_rules)}")
     for placed in course.boards:
         board = placed.board
         lines += ["", "[[board]]", f"name = {_toml_string(board.name)}"]
