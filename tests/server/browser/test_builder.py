@@ -325,8 +325,11 @@ def test_a_board_from_scratch_a_course_with_a_dock_a_live_error_fixed_a_test_dri
     game_id = page.url.split("game=")[1].split("#")[0].split("&")[0]
     game = httpx.get(f"{live_server.base}/api/games/{game_id}", timeout=10).json()
     assert game["course"] == course_id and game["variants"] == ["less_deadly"]
+    expect(page.locator(".gtitle")).to_have_text("Test Loop")  # its title, not its id
     ui.play_until(page, lambda: ui.visible(page, "[data-testid=result]"), timeout=120)
     expect(page.locator("[data-testid=result]")).to_be_visible()
+    page.goto(f"{live_server.base}/?replay={game_id}&lang=en")  # its replay names it too
+    expect(page).to_have_title("Replay · Test Loop · RoboRally")
 
 
 def test_every_shipped_board_and_course_opens_in_the_builder_and_saves_back_equal(

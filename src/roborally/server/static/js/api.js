@@ -63,6 +63,19 @@ export const api = {
     call(`/api/custom-courses/${enc(id)}`, { method: "DELETE", body: { owner_token: ownerToken } }),
 };
 
+/** A course's summary: a shipped one from the options, a player's own (``c-...``) from the
+ * server's store; null if neither knows it. */
+export async function courseSummary(id, options) {
+  const shipped = ((options && options.courses) || []).find((x) => x.id === id);
+  if (shipped) return shipped;
+  if (!/^c-[a-z2-7]{8}$/.test(String(id))) return null;
+  try {
+    return (await api.customCourse(id)).course;
+  } catch {
+    return null; // deleted since: the game keeps its board, the page shows the id
+  }
+}
+
 const svgCache = new Map();
 
 /** The board picture from the project's renderer (null if the server does not offer it). */

@@ -1,7 +1,7 @@
 // The game screen: waiting room, programming, decisions, the animated activation and the result.
 
 import { Animator } from "./anim.js";
-import { api, cardCatalogue } from "./api.js";
+import { api, cardCatalogue, courseSummary } from "./api.js";
 import { BoardView } from "./board.js";
 import { cardEl, setCatalogue } from "./cards.js";
 import { ChatPanel } from "./chat.js";
@@ -339,9 +339,9 @@ export class GameScreen {
     });
     this.titleEl.textContent = titleOf("course", course);
     this.renderInfo(null);
-    api.options().then((o) => {
+    api.options().then(async (o) => {
       this.options = o;
-      const c = (o.courses || []).find((x) => x.id === course);
+      const c = await courseSummary(course, o);
       if (c) {
         this.courseInfo = c;
         const title = titleOf("course", c.id, c.title);

@@ -1,7 +1,7 @@
 // The replay viewer: step through a finished game register by register.
 
 import { Animator } from "./anim.js";
-import { api, cardCatalogue } from "./api.js";
+import { api, cardCatalogue, courseSummary } from "./api.js";
 import { BoardView } from "./board.js";
 import { setCatalogue } from "./cards.js";
 import { setCardEdition } from "./cardview.js";
@@ -65,7 +65,7 @@ export class ReplayScreen {
     try {
       const o = await api.options();
       this.options = o;
-      const c = o.courses.find((x) => x.id === data.settings.course);
+      const c = await courseSummary(data.settings.course, o);
       title = titleOf("course", data.settings.course, c && c.title);
     } catch {
       /* keep the id */
