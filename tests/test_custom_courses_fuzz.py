@@ -24,6 +24,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from roborally.bots.random_bot import RandomBot
+from roborally.bots.runner import run_bots
+from roborally.content.cards import damage_deck
 from roborally.content.courses import (
     canonical_course_text,
     find_course,
@@ -32,6 +35,8 @@ from roborally.content.courses import (
     write_course,
 )
 from roborally.content.validate import check_course
+from roborally.engine.core.state import GameConfig
+from roborally.engine.game import Game
 from roborally.server.app import create_app
 from roborally.server.settings import ServerOptions
 from roborally.server.store import Store
@@ -39,6 +44,7 @@ from test_format_fuzz import ALPHABET, DRAWN, mutated
 
 HERE = Path(__file__).parent
 T = TypeVar("T")
+GAMES = 40  # kept courses played on at the end
 COUSIN = (HERE / "custom-courses" / "cousin.course").read_text(encoding="utf-8")
 
 
@@ -312,3 +318,25 @@ def test_the_store_kept_only_good_courses(poster: Poster) -> None:
             checked.add(bare)
             report = check_course(info)
             assert not report.errors, (course_id, report.errors)
+    # Games on them: a kept course never crashes the engine (a few rounds of random bots on
+    # each, in every edition it is for, with as many robots as it takes).
+    played = 0
+    for bare in sorted(checked)[:GAMES]:
+        info = parse_course(bare, "kept.course")
+        for edition_id in ("2023", "classic"):
+            if info.edition not in ("any", edition_id):
+                continue
+            seats = max(2, info.players[1])
+            config = GameConfig(
+                info.course,
+                tuple(f"P{n}" for n in range(seats)),
+                seed=played,
+                edition=edition_id,
+                max_rounds=2,
+                damage_deck=damage_deck(),
+            )
+            game = Game(config)
+            run_bots(game, [RandomBot(n) for n in range(seats)])
+            assert game.is_over()
+            played += 1
+    assert played >= min(GAMES, len(checked)), played
