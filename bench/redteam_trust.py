@@ -157,6 +157,11 @@ async def attack_address_flood(ctx: Context) -> Outcome:
             person["ws_url"], **seat_key(person["seats"][0]), seed=3, source=address(21, 251)
         )
         playing = asyncio.create_task(player.run(timeout=120))  # a person's game goes on
+        # Its page is in before the flood: a lobby whose creator never came may make room for
+        # others, and on a busy machine the socket can take longer than that grace (2 s).
+        connect_by = time.monotonic() + 60
+        while player.result.seat is None and not playing.done() and time.monotonic() < connect_by:
+            await asyncio.sleep(0.05)
         started = time.monotonic()
         statuses: dict[int, int] = {}
 
