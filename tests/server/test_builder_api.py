@@ -492,8 +492,7 @@ def test_fuzz_read_and_check_never_fail(
 def test_a_busy_server_says_so(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """With every worker slot taken and WAITING calls queued, a check is refused at once."""
     gate = builder_api._Gate()
-    gate.waiting = builder_api.WAITING
-    monkeypatch.setattr(builder_api, "CONCURRENT", 0)  # every slot taken
+    gate.slots.held = builder_api.CONCURRENT + builder_api.WAITING  # every slot, and the queue
     monkeypatch.setattr(builder_api, "GATE", gate)
     response = client.post("/api/build/check", json={"board": _strip()})
     _error(response, 503, "busy")

@@ -21,8 +21,6 @@ run in a worker thread, a few at a time.
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -60,7 +58,7 @@ from roborally.engine.core.mechanics import Suspend
 from roborally.engine.editions import all_editions, edition
 from roborally.server.api_error import ApiError
 from roborally.server.index_page import COOKIE, choose_language, render
-from roborally.server.limits import Buckets, client_key
+from roborally.server.limits import Buckets, WorkGate, client_key
 from roborally.server.request_body import json_object
 from roborally.server.rulesets import PROTOCOL_VERSION
 from roborally.server.web_extras import grid_svg
@@ -110,10 +108,7 @@ class _Gate:
     def __init__(self) -> None:
         self.check = Buckets(CHECK_RATE, CHECK_BURST)
         self.drive = Buckets(DRIVE_RATE, DRIVE_BURST)
-        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-            weakref.WeakKeyDictionary()
-        )
-        self.waiting = 0
+        self.slots = WorkGate(CONCURRENT, CONCURRENT + WAITING, retry_after=2)
 
     def take(self, buckets: Buckets, request: Request, what: str) -> None:
         wait = buckets.take(_address(request))
@@ -129,21 +124,8 @@ class _Gate:
     async def run(self, work: Callable[[], Any]) -> Any:
         """``work()`` in a worker thread, at most :data:`CONCURRENT` at once; with
         :data:`WAITING` calls waiting already, ``503 busy``."""
-        loop = asyncio.get_running_loop()
-        slots = self._slots.get(loop)
-        if slots is None:
-            slots = self._slots[loop] = asyncio.Semaphore(CONCURRENT)
-        if slots.locked() and self.waiting >= WAITING:
-            raise ApiError(503, "busy", "the server is checking many courses; try again soon", 2)
-        self.waiting += 1
-        try:
-            await slots.acquire()
-        finally:
-            self.waiting -= 1
-        try:
+        async with self.slots.slot():
             return await run_in_threadpool(work)
-        finally:
-            slots.release()
 
 
 GATE = _Gate()

@@ -48,7 +48,7 @@ from roborally.engine.editions import all_editions, edition
 from roborally.server import names, web_extras
 from roborally.server.api_error import ApiError
 from roborally.server.course_upload import UploadLimits, check_upload
-from roborally.server.limits import Buckets, client_key
+from roborally.server.limits import Buckets, WorkGate, client_key
 from roborally.server.request_body import json_object
 from roborally.server.rulesets import PROTOCOL_VERSION
 from roborally.server.store import Store, StoredCourse, StoreError
@@ -85,8 +85,8 @@ class Uploads:
         opts = server.options
         per_minute = max(1, opts.custom_uploads_per_minute)
         self.buckets = Buckets(per_minute / 60.0, per_minute)
-        self.slots = asyncio.Semaphore(max(1, opts.custom_checks))
-        self.waiting = 0
+        checks = max(1, opts.custom_checks)
+        self.slots = WorkGate(checks, WAITING_PER_CHECK * checks, retry_after=5)
 
 
 def _server(request: Request) -> GameServer:
@@ -233,12 +233,8 @@ async def _checked(
     """:func:`~roborally.server.course_upload.check_upload` off the event loop: in a worker of
     the bot lane (a thread when the server runs games in its own process), ``custom_checks``
     at a time; 503 when too many wait."""
-    opts = server.options
-    if uploads.waiting >= WAITING_PER_CHECK * max(1, opts.custom_checks):
-        raise ApiError(503, "busy", "the server is checking many courses; try again soon", 5)
-    uploads.waiting += 1
-    try:
-        async with uploads.slots:
+    async with uploads.slots.slot():
+        try:
             limits = limits_of(server)
             if server.pool.inline:
                 return await asyncio.to_thread(check_upload, text, course_id, limits)
@@ -246,13 +242,11 @@ async def _checked(
                 "check_course", text, course_id, limits, lane=BOTS
             )
             return result
-    except RuntimeError as error:  # the check itself broke: a bug, said as such
-        log.error("custom course %s: the check failed: %s", course_id, error)
-        raise ApiError(
-            500, "check_failed", "the course could not be checked (a bug in the server)"
-        ) from None
-    finally:
-        uploads.waiting -= 1
+        except RuntimeError as error:  # the check itself broke: a bug, said as such
+            log.error("custom course %s: the check failed: %s", course_id, error)
+            raise ApiError(
+                500, "check_failed", "the course could not be checked (a bug in the server)"
+            ) from None
 
 
 def _public(stored: StoredCourse) -> dict[str, Any]:

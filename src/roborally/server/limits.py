@@ -6,12 +6,17 @@ client by its /64). Limits are :class:`ServerOptions` fields (docs/server.md "Li
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
 import math
 import time
+import weakref
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from roborally.server.api_error import ApiError
 from roborally.server.settings import ServerOptions
 
 IPV6_PREFIX = 64  # one IPv6 client network: a home or a server gets a /64 (2^64 addresses)
@@ -138,3 +143,37 @@ def connections_refusal(limit: int) -> Refusal:
         f"this address already has {limit} connections open; close some tabs",
         5,
     )
+
+
+class WorkGate:
+    """Costly calls (a course's rule check) ``running`` at a time; when ``in_flight`` are
+    already running or waiting, the next is refused at once with ``503 busy`` and
+    ``Retry-After`` rather than queued without end. The slots belong to the event loop they
+    are used on (a gate may outlive one: tests start many apps)."""
+
+    def __init__(self, running: int, in_flight: int, retry_after: int) -> None:
+        self.running = max(1, running)
+        self.in_flight = max(self.running, in_flight)
+        self.retry_after = retry_after
+        self.held = 0  # running and waiting now
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one of the running slots for the ``async with`` block."""
+        if self.held >= self.in_flight:
+            raise ApiError(
+                503, "busy", "the server is checking many courses; try again soon", self.retry_after
+            )
+        loop = asyncio.get_running_loop()
+        slots = self._slots.get(loop)
+        if slots is None:
+            slots = self._slots[loop] = asyncio.Semaphore(self.running)
+        self.held += 1
+        try:
+            async with slots:
+                yield
+        finally:
+            self.held -= 1
